@@ -1,0 +1,314 @@
+"""Rule options and presets (RULES.md section 14).
+
+Rules are data: every house rule is a field of `Rules`, a preset is a named set
+of fields, and the engine asks the fields, never the preset's name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .cards import Card
+
+__all__ = ["OPTIONS", "PRESETS", "OptionInfo", "Rules"]
+
+
+@dataclass(frozen=True, slots=True)
+class OptionInfo:
+    """What an option changes, for `cirulla rules` and the docs."""
+
+    name: str
+    rule: str
+    meaning: str
+
+
+OPTIONS: Final[tuple[OptionInfo, ...]] = (
+    OptionInfo("game", "SC", '"cirulla", or "scopa" for the Scopa rules of section 11'),
+    OptionInfo("target", "E1", "points that end the partita"),
+    OptionInfo("hands", "E2", "a fixed number of smazzate instead of a target"),
+    OptionInfo("knockout", "E3", "ties broken by up to three spareggi"),
+    OptionInfo("wild_card", "C4", "the card that is the matta (None: no matta)"),
+    OptionInfo("clockwise", "D2", "play and deal clockwise (presentation only)"),
+    OptionInfo("luzzati", "D7", "Luzzati misdeals and instant wins"),
+    OptionInfo("ace_choice", "P4", "the ace may also make any fifteen"),
+    OptionInfo("may_decline_capture", "P6", "a card that could capture may be laid on the table"),
+    OptionInfo("bonuses_stack", "B4", "a hand that is both cirulla and decino scores both (13)"),
+    OptionInfo("no_decino", "B4", "no ten-point bonus"),
+    OptionInfo("matta_choice", "B5", "the declarer names the matta's value"),
+    OptionInfo("matta_keeps_value", "B6", "a laid matta keeps its declared value"),
+    OptionInfo("declare_at_deal", "B7", "declarations right after the deal"),
+    OptionInfo("dealer_nine", "B9", "dealer's table of 9 or less: 3 points"),
+    OptionInfo("dossena", "B10, S7", "Dossena / La Spezia bonus and sequence scores"),
+    OptionInfo("piccola_to_seven", "S7", "the piccola may run to the 7"),
+    OptionInfo("cappotto_scores_only", "S8", "all diamonds is no instant win"),
+    OptionInfo("stages", "D5, CR2", "hand sizes per stage, e.g. (9,) or (6, 3)"),
+    OptionInfo("declared_first", "CR3", "declared cards must be played before the others"),
+    OptionInfo("declare_all_at_once", "CR3", "every bonus set declared at the first turn"),
+    OptionInfo("carte_viste", "O1", "show the cards seen in this smazzata"),
+    OptionInfo("carte_scoperte", "O2", "partners see each other's hands"),
+)
+
+# Options that change Cirulla-only rules, so they make no sense with game="scopa".
+_CIRULLA_ONLY: Final = (
+    "luzzati",
+    "ace_choice",
+    "bonuses_stack",
+    "no_decino",
+    "matta_choice",
+    "matta_keeps_value",
+    "declare_at_deal",
+    "dealer_nine",
+    "dossena",
+    "piccola_to_seven",
+    "cappotto_scores_only",
+    "stages",
+    "declared_first",
+    "declare_all_at_once",
+)
+_BOOLS: Final = (
+    "knockout",
+    "clockwise",
+    "luzzati",
+    "ace_choice",
+    "may_decline_capture",
+    "bonuses_stack",
+    "no_decino",
+    "matta_choice",
+    "matta_keeps_value",
+    "declare_at_deal",
+    "dealer_nine",
+    "dossena",
+    "piccola_to_seven",
+    "cappotto_scores_only",
+    "declared_first",
+    "declare_all_at_once",
+    "carte_viste",
+    "carte_scoperte",
+)
+CARDS_IN_HANDS: Final = 36  # 40 cards less the 4 on the table
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """A complete rule set; build one with `Rules.preset(name)` and `rules.replace(...)`."""
+
+    game: str = "cirulla"
+    target: int | None = 51
+    hands: int | None = None
+    knockout: bool = False
+    wild_card: str | None = "7H"
+    clockwise: bool = False
+    luzzati: bool = False
+    ace_choice: bool = False
+    may_decline_capture: bool = False
+    bonuses_stack: bool = False
+    no_decino: bool = False
+    matta_choice: bool = False
+    matta_keeps_value: bool = False
+    declare_at_deal: bool = False
+    dealer_nine: bool = False
+    dossena: bool = False
+    piccola_to_seven: bool = False
+    cappotto_scores_only: bool = False
+    stages: tuple[int, ...] | None = None
+    declared_first: bool = False
+    declare_all_at_once: bool = False
+    carte_viste: bool = False
+    carte_scoperte: bool = False
+    # Player counts a preset is made for (None: any the game allows); not an option.
+    players_allowed: tuple[int, ...] | None = field(default=None, compare=True, repr=False)
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # ---- construction -------------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str) -> Rules:
+        """The named preset (RULES.md section 14); ValueError for an unknown name."""
+        if not isinstance(name, str) or name not in PRESETS:
+            raise ValueError(f"unknown preset {name!r} (presets: {', '.join(PRESETS)})")
+        return PRESETS[name]
+
+    @classmethod
+    def presets(cls) -> list[str]:
+        return list(PRESETS)
+
+    @classmethod
+    def option_names(cls) -> list[str]:
+        return [o.name for o in OPTIONS]
+
+    def replace(self, **options: Any) -> Rules:
+        """A changed copy; an unknown option or a bad value raises ValueError naming it.
+
+        Giving `hands` alone switches the partita to a fixed number of smazzate
+        (and `target` alone back to a target); giving both non-None is an error.
+        """
+        known = set(self.option_names())
+        for name in options:
+            if name not in known:
+                raise ValueError(
+                    f"unknown rules option {name!r} (options: {', '.join(sorted(known))})"
+                )
+        if options.get("hands") is not None and "target" not in options:
+            options["target"] = None
+        if options.get("target") is not None and "hands" not in options:
+            options["hands"] = None
+        if "stages" in options and isinstance(options["stages"], list):
+            options["stages"] = tuple(options["stages"])
+        return dataclasses.replace(self, **options)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option by name, JSON-ready (for game records)."""
+        out: dict[str, Any] = {o.name: getattr(self, o.name) for o in OPTIONS}
+        if self.stages is not None:
+            out["stages"] = list(self.stages)
+        if self.players_allowed is not None:
+            out["players_allowed"] = list(self.players_allowed)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        if not isinstance(data, dict):
+            raise ValueError("rules must be an object of options")
+        data = dict(data)
+        allowed = data.pop("players_allowed", None)
+        base = (
+            cls() if allowed is None else dataclasses.replace(cls(), players_allowed=tuple(allowed))
+        )
+        target = data.pop("target", base.target)
+        hands = data.pop("hands", None)
+        return base.replace(target=target, hands=hands, **data)
+
+    def preset_name(self) -> str | None:
+        """The preset these rules equal, if any (for display)."""
+        for name, rules in PRESETS.items():
+            if rules == self:
+                return name
+        return None
+
+    # ---- derived facts --------------------------------------------------------------
+    @property
+    def is_scopa(self) -> bool:
+        return self.game == "scopa"
+
+    def matta(self) -> Card | None:
+        """The wild card, or None when the rules have none (always None in Scopa)."""
+        if self.is_scopa or self.wild_card is None:
+            return None
+        return Card.parse(self.wild_card)
+
+    def stage_sizes(self, players: int) -> tuple[int, ...]:
+        """Cards each seat gets at each stage (D5, CR2)."""
+        if self.stages is not None:
+            return self.stages
+        return (3,) * (CARDS_IN_HANDS // (3 * players))
+
+    def check_players(self, players: object) -> int:
+        """Raise ValueError when these rules cannot be played by that many players."""
+        if not isinstance(players, int) or isinstance(players, bool) or players not in (2, 3, 4):
+            raise ValueError(f"players must be 2, 3 or 4, not {players!r}")
+        if self.players_allowed is not None and players not in self.players_allowed:
+            name = self.preset_name()
+            label = f"preset {name!r}" if name else "these rules"
+            counts = " or ".join(str(p) for p in self.players_allowed)
+            raise ValueError(f"{label} is for {counts} players, not {players}")
+        if self.is_scopa and players not in (2, 4):
+            raise ValueError(f"game='scopa' is for 2 or 4 players (SC1), not {players}")
+        if self.stages is not None and sum(self.stages) * players != CARDS_IN_HANDS:
+            raise ValueError(
+                f"stages={self.stages} deals {sum(self.stages)} cards to each of {players} players,"
+                f" but {CARDS_IN_HANDS} cards go to the hands (40 less 4 on the table)"
+            )
+        if self.carte_scoperte and players != 4:
+            raise ValueError(f"carte_scoperte needs partners, so 4 players, not {players} (O2)")
+        if self.luzzati and players == 3:
+            raise ValueError("luzzati needs two sides (2 or 4 players): 'the other side wins' (D7)")
+        if self.knockout and players == 3:
+            raise ValueError(
+                "knockout needs two sides (2 or 4 players): 'the side that made the last capture"
+                " loses' (E3)"
+            )
+        return players
+
+
+def _validate(r: Rules) -> None:
+    if r.game not in ("cirulla", "scopa"):
+        raise ValueError(f"game must be 'cirulla' or 'scopa', not {r.game!r}")
+    for name in _BOOLS:
+        if not isinstance(getattr(r, name), bool):
+            raise ValueError(
+                f"rules option {name!r} must be True or False, not {getattr(r, name)!r}"
+            )
+    for name in ("target", "hands"):
+        v = getattr(r, name)
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+            raise ValueError(f"rules option {name!r} must be a positive whole number, not {v!r}")
+    if r.target is not None and r.hands is not None:
+        raise ValueError("rules options 'target' and 'hands' are exclusive: set one, not both")
+    if r.target is None and r.hands is None:
+        raise ValueError("the partita needs an end: set 'target' (points) or 'hands' (smazzate)")
+    if r.wild_card is not None:
+        try:
+            card = Card.parse(r.wild_card)
+        except ValueError as exc:
+            raise ValueError(f"rules option 'wild_card': {exc}") from None
+        object.__setattr__(r, "wild_card", str(card))
+    if r.stages is not None:
+        stages = r.stages
+        if isinstance(stages, list):
+            stages = tuple(stages)
+            object.__setattr__(r, "stages", stages)
+        if (
+            not isinstance(stages, tuple)
+            or not stages
+            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in stages)
+        ):
+            raise ValueError(
+                f"rules option 'stages' must be a tuple of positive hand sizes, not {stages!r}"
+            )
+    if r.players_allowed is not None and not set(r.players_allowed) <= {2, 3, 4}:
+        raise ValueError(f"players_allowed must list 2, 3 or 4, not {r.players_allowed!r}")
+    if r.is_scopa:
+        defaults = Rules.__dataclass_fields__
+        for name in _CIRULLA_ONLY:
+            if getattr(r, name) != defaults[name].default:
+                raise ValueError(
+                    f"rules option {name!r} is a Cirulla rule; it cannot be set with game='scopa'"
+                )
+    if r.declared_first and r.declare_all_at_once:
+        raise ValueError(
+            "rules options 'declared_first' and 'declare_all_at_once' contradict each other (CR3)"
+        )
+    for other in ("bonuses_stack", "dealer_nine", "piccola_to_seven"):
+        if r.dossena and getattr(r, other):
+            raise ValueError(
+                f"rules option 'dossena' has its own scores; it cannot be combined with {other!r}"
+            )
+
+
+_PAGAT: Final[dict[str, Any]] = {
+    "ace_choice": True,
+    "matta_choice": True,
+    "matta_keeps_value": True,
+}
+_FOUR: Final[dict[str, Any]] = {"players_allowed": (4,)}
+
+PRESETS: Final[dict[str, Rules]] = {
+    "cirulla": Rules(),
+    "pagat": Rules(**_PAGAT),
+    "luzzati": Rules(**_PAGAT, luzzati=True),
+    "dossena": Rules(**_PAGAT, dossena=True),
+    "scopa": Rules(game="scopa", target=11),
+    "cirullone": Rules(
+        stages=(9,),
+        matta_choice=True,
+        matta_keeps_value=True,
+        declared_first=True,
+        target=101,
+        **_FOUR,
+    ),
+    "cirullone-6-3": Rules(**_PAGAT, stages=(6, 3), declared_first=True, target=101, **_FOUR),
+    "cirullone-3-6": Rules(**_PAGAT, stages=(3, 6), declared_first=True, target=101, **_FOUR),
+}

@@ -1,0 +1,122 @@
+"""What one seat may know of a smazzata (P9, B7, O1, O2), and nothing more.
+
+Bots and clients only ever get these views, so the hidden-information rule
+lives in one place: the hands a viewer sees, and the events filtered for it.
+The seed and the order of the undealt cards never appear in a view.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .deal import Deal
+
+__all__ = ["deal_view", "filter_event", "visible_hands"]
+
+
+def visible_hands(deal: Deal, viewer: int | None) -> set[int]:
+    """The seats whose hand `viewer` sees now (None: a spectator, who sees none)."""
+    if viewer is None:
+        return set()
+    seen = {viewer}
+    rules = deal.rules
+    if rules.carte_scoperte and deal.players == 4:  # O2: partners' hands
+        seen.add((viewer + 2) % 4)
+    if (  # O1: in 2-player games the last mano is played face up
+        rules.carte_viste
+        and deal.players == 2
+        and not deal.is_over
+        and deal.stage == len(deal.stages) - 1
+        and deal.mano == deal.stages[-1] - 1
+    ):
+        seen.update(range(deal.players))
+    return seen
+
+
+def _hand_owners(deal: Deal, viewer: int | None) -> set[int]:
+    """Seats whose dealt cards `viewer` may see in the history (own, partner's in O2)."""
+    if viewer is None:
+        return set()
+    owners = {viewer}
+    if deal.rules.carte_scoperte and deal.players == 4:
+        owners.add((viewer + 2) % 4)
+    return owners
+
+
+def filter_event(event: dict[str, Any], deal: Deal, viewer: int | None) -> dict[str, Any]:
+    """The event as `viewer` may see it: other seats' dealt cards become counts."""
+    if event["type"] != "deal":
+        return event
+    owners = _hand_owners(deal, viewer)
+    out = dict(event)
+    out["hands"] = [h if s in owners else None for s, h in enumerate(event["hands"])]
+    out["counts"] = [len(h) for h in event["hands"]]
+    return out
+
+
+def deal_view(deal: Deal, viewer: int | None) -> dict[str, Any]:
+    rules = deal.rules
+    n = deal.players
+    seen = visible_hands(deal, viewer)
+    events = deal.events
+    hands = []
+    for s in range(n):
+        entry: dict[str, Any] = {
+            "seat": s,
+            "side": deal.side_of(s),
+            "count": len(deal._hands[s]),
+            "declared": [str(c) for c in deal._pending[s]],
+        }
+        if s in seen:
+            entry["cards"] = [str(c) for c in deal._hands[s]]
+        hands.append(entry)
+    matta = deal._matta
+    view: dict[str, Any] = {
+        "game": rules.game,
+        "rules": rules.to_dict(),
+        "players": n,
+        "seat": viewer,
+        "side": None if viewer is None else deal.side_of(viewer),
+        "dealer": deal.dealer,
+        "to_move": deal.to_move,
+        "stage": deal.stage,
+        "stages": list(deal.stages),
+        "mano": deal.mano,
+        "deck": deal.deck_left,
+        "table": [{"card": str(c), "value": deal.value_of(c)} for c in deal._table],
+        "hand": None if viewer is None else [str(c) for c in deal._hands[viewer]],
+        "hands": hands,
+        "piles": [
+            {
+                "side": i,
+                "count": len(deal._piles[i]),
+                "scope": deal._scope[i],
+                "bonus": deal._bonus[i],
+            }
+            for i in range(deal.sides)
+        ],
+        "last_capture": deal.last_capture,
+        "matta": None if matta is None else {"card": str(matta), "value": deal.matta_value},
+        "declarations": [dict(d) for d in deal._declarations],
+        "misdeals": deal.misdeals,
+        "history": [filter_event(e, deal, viewer) for e in events],
+        "is_over": deal.is_over,
+        "score": deal._score.to_dict() if deal._score is not None else None,
+        "instant_winner": deal.instant_winner,
+    }
+    if viewer is not None and viewer == deal.to_move:
+        view["legal_moves"] = [str(m) for m in deal.legal_moves()]
+    if rules.carte_viste:  # O1: the cards seen so far in this smazzata
+        view["carte_viste"] = _cards_seen(events)
+    return view
+
+
+def _cards_seen(events: list[dict[str, Any]]) -> list[str]:
+    seen: list[str] = []
+    for event in events:
+        if event["type"] == "deal" and "table" in event:
+            seen.extend(event["table"])
+        elif event["type"] == "play":
+            seen.append(event["card"])
+    return seen
