@@ -1,0 +1,103 @@
+"""Shared test helpers: stacked decks that put chosen cards in chosen hands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pytest
+
+import cirulla
+from cirulla import Card, Deal, Move, Rules
+
+
+def stack(
+    players: int = 4,
+    dealer: int = 0,
+    hands: Sequence[Sequence[str]] | None = None,
+    table: Sequence[str] | None = None,
+    later: Sequence[Sequence[Sequence[str]]] | None = None,
+    sizes: Sequence[int] | None = None,
+) -> list[Card]:
+    """A 40-card deck that deals `hands` (per seat, first stage) and `table`.
+
+    `later[k][seat]` are the cards of stage k + 1. Cards not named fill the rest
+    in a fixed order; an unnamed table avoids aces and the dealer's 15 / 30.
+    `sizes` are the hand sizes per stage (default: 3 each until the deck is out).
+    """
+    n = players
+    sizes = list(sizes) if sizes is not None else [3] * (36 // (3 * n))
+    named: list[Card] = []
+    for h in hands or []:
+        named += [Card.parse(c) for c in h]
+    named += [Card.parse(c) for c in table or []]
+    for stage in later or []:
+        for h in stage:
+            named += [Card.parse(c) for c in h]
+    if len(set(named)) != len(named):
+        raise ValueError("a card is named twice")
+    free = [c for c in cirulla.full_deck() if c not in set(named)]
+
+    def take(k: int, avoid_aces: bool = False) -> list[Card]:
+        out = []
+        for c in list(free):
+            if len(out) == k:
+                break
+            if avoid_aces and c.rank == "A":
+                continue
+            out.append(c)
+            free.remove(c)
+        assert len(out) == k, "not enough free cards"
+        return out
+
+    stage_hands: list[list[list[Card]]] = []
+    for s, size in enumerate(sizes):
+        given = (hands if s == 0 else (later[s - 1] if later and s - 1 < len(later) else None)) or []
+        per_seat = []
+        for seat in range(n):
+            cards = [Card.parse(c) for c in given[seat]] if seat < len(given) and given[seat] else []
+            per_seat.append(cards)
+        stage_hands.append(per_seat)
+    tbl = [Card.parse(c) for c in table] if table is not None else None
+    # Fill hands first for stage 0, then the table, then later stages.
+    for s, size in enumerate(sizes):
+        for seat in range(n):
+            missing = size - len(stage_hands[s][seat])
+            if missing < 0:
+                raise ValueError(f"seat {seat} gets more than {size} cards in stage {s}")
+            stage_hands[s][seat] += take(missing)
+        if s == 0 and tbl is None:
+            tbl = []
+            for c in list(free):
+                if c.rank != "A" and len(tbl) < 4:
+                    tbl.append(c)
+                    if len(tbl) == 4 and sum(x.value for x in tbl) in (15, 30) or (
+                        len(tbl) == 4 and sum(x.value for x in tbl) <= 9
+                    ):
+                        tbl.pop()
+                        continue
+                    free.remove(c)
+            assert len(tbl) == 4
+    assert tbl is not None
+    deck: list[Card] = []
+    first = (dealer + 1) % n
+    for s, size in enumerate(sizes):
+        for i in range(size):
+            for k in range(n):
+                deck.append(stage_hands[s][(first + k) % n][i])
+        if s == 0:
+            deck += tbl
+    assert len(deck) == 40 and len(set(deck)) == 40, (len(deck), len(set(deck)))
+    return deck
+
+
+def play_out(deal: Deal, choose: Callable[[list[Move]], Move] | None = None) -> Deal:
+    """Play the smazzata to its end, by default always the first legal move."""
+    while not deal.is_over:
+        moves = deal.legal_moves()
+        deal.play(choose(moves) if choose else moves[0])
+    return deal
+
+
+@pytest.fixture
+def rules() -> Rules:
+    return Rules.preset("cirulla")
