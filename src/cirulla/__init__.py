@@ -8,10 +8,21 @@
 from .bonuses import BonusOption, DealerBonus, dealer_bonus, hand_bonus_options
 from .cards import RANKS, STYLES, SUITS, Card, full_deck
 from .deal import Deal
+from .game import Forfeit, Game, Match, forfeit_settlement
 from .moves import IllegalMove, Move, parse_move
+from .record import RecordError, deal_record, game_record, replay_deal, replay_game
 from .rules import OPTIONS, PRESETS, Rules
 from .scoring import ITEMS, Score, score_piles
 from .shuffle import SHUFFLE_VERSION, SeededStream
+from .tournament import (
+    ForfeitPoints,
+    VPRow,
+    cappotto_victory_points,
+    cash_settlement,
+    forfeit_victory_points,
+    victory_points,
+    vp_column,
+)
 
 __version__ = "0.1.0"
 
@@ -27,14 +38,30 @@ __all__ = [
     "Card",
     "Deal",
     "DealerBonus",
+    "Forfeit",
+    "ForfeitPoints",
+    "Game",
     "IllegalMove",
+    "Match",
     "Move",
+    "RecordError",
     "Rules",
     "Score",
     "SeededStream",
+    "VPRow",
+    "cappotto_victory_points",
+    "cash_settlement",
+    "deal_record",
     "dealer_bonus",
+    "forfeit_settlement",
+    "forfeit_victory_points",
     "full_deck",
+    "game_record",
     "hand_bonus_options",
     "parse_move",
+    "replay_deal",
+    "replay_game",
     "score_piles",
+    "victory_points",
+    "vp_column",
 ]
