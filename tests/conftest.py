@@ -50,12 +50,15 @@ def stack(
         return out
 
     stage_hands: list[list[list[Card]]] = []
-    for s, size in enumerate(sizes):
-        given = (hands if s == 0 else (later[s - 1] if later and s - 1 < len(later) else None)) or []
+    for s in range(len(sizes)):
+        if s == 0:
+            given = hands or []
+        else:
+            given = (later[s - 1] if later and s - 1 < len(later) else None) or []
         per_seat = []
         for seat in range(n):
-            cards = [Card.parse(c) for c in given[seat]] if seat < len(given) and given[seat] else []
-            per_seat.append(cards)
+            named_here = given[seat] if seat < len(given) else None
+            per_seat.append([Card.parse(c) for c in named_here] if named_here else [])
         stage_hands.append(per_seat)
     tbl = [Card.parse(c) for c in table] if table is not None else None
     # Fill hands first for stage 0, then the table, then later stages.
@@ -70,9 +73,8 @@ def stack(
             for c in list(free):
                 if c.rank != "A" and len(tbl) < 4:
                     tbl.append(c)
-                    if len(tbl) == 4 and sum(x.value for x in tbl) in (15, 30) or (
-                        len(tbl) == 4 and sum(x.value for x in tbl) <= 9
-                    ):
+                    total = sum(x.value for x in tbl)
+                    if len(tbl) == 4 and (total in (15, 30) or total <= 9):
                         tbl.pop()
                         continue
                     free.remove(c)

@@ -25,15 +25,16 @@ def subset_sums(values: tuple[int, ...]) -> dict[int, tuple[int, ...]]:
     sums: dict[int, list[int]] = {0: [0]}
     for i, v in enumerate(values):
         bit = 1 << i
-        for s, masks in list(sums.items()):
-            t = s + v
-            if t <= _MAX_SUM:
-                extended = [m | bit for m in masks]
-                have = sums.get(t)
-                if have is None:
-                    sums[t] = extended
-                else:
-                    have.extend(extended)
+        # Each card joins only the subsets made before it: collect first, then merge.
+        added = [
+            (s + v, [m | bit for m in masks]) for s, masks in sums.items() if s + v <= _MAX_SUM
+        ]
+        for t, extended in added:
+            have = sums.get(t)
+            if have is None:
+                sums[t] = extended
+            else:
+                have.extend(extended)
     del sums[0]
     result = {s: tuple(sorted(masks)) for s, masks in sums.items()}
     if len(_cache) > 200_000:
