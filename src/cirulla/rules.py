@@ -53,6 +53,7 @@ OPTIONS: Final[tuple[OptionInfo, ...]] = (
 # Options that change Cirulla-only rules, so they make no sense with game="scopa".
 _CIRULLA_ONLY: Final = (
     "luzzati",
+    "may_decline_capture",
     "ace_choice",
     "bonuses_stack",
     "no_decino",
@@ -71,6 +72,7 @@ _BOOLS: Final = (
     "knockout",
     "clockwise",
     "luzzati",
+    "may_decline_capture",
     "ace_choice",
     "may_decline_capture",
     "bonuses_stack",
@@ -117,8 +119,8 @@ class Rules:
     declare_all_at_once: bool = False
     carte_viste: bool = False
     carte_scoperte: bool = False
-    # Player counts a preset is made for (None: any the game allows); not an option.
-    players_allowed: tuple[int, ...] | None = field(default=None, compare=True, repr=False)
+    # The matta as a Card, worked out once (Deal asks for it every smazzata).
+    _matta: Card | None = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -164,22 +166,14 @@ class Rules:
         out: dict[str, Any] = {o.name: getattr(self, o.name) for o in OPTIONS}
         if self.stages is not None:
             out["stages"] = list(self.stages)
-        if self.players_allowed is not None:
-            out["players_allowed"] = list(self.players_allowed)
         return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
+        """Rules from `to_dict`'s output (or any subset of the options)."""
         if not isinstance(data, dict):
             raise ValueError("rules must be an object of options")
-        data = dict(data)
-        allowed = data.pop("players_allowed", None)
-        base = (
-            cls() if allowed is None else dataclasses.replace(cls(), players_allowed=tuple(allowed))
-        )
-        target = data.pop("target", base.target)
-        hands = data.pop("hands", None)
-        return base.replace(target=target, hands=hands, **data)
+        return cls().replace(**data)
 
     def preset_name(self) -> str | None:
         """The preset these rules equal, if any (for display)."""
@@ -195,9 +189,7 @@ class Rules:
 
     def matta(self) -> Card | None:
         """The wild card, or None when the rules have none (always None in Scopa)."""
-        if self.is_scopa or self.wild_card is None:
-            return None
-        return Card.parse(self.wild_card)
+        return self._matta
 
     def stage_sizes(self, players: int) -> tuple[int, ...]:
         """Cards each seat gets at each stage (D5, CR2)."""
@@ -209,17 +201,16 @@ class Rules:
         """Raise ValueError when these rules cannot be played by that many players."""
         if not isinstance(players, int) or isinstance(players, bool) or players not in (2, 3, 4):
             raise ValueError(f"players must be 2, 3 or 4, not {players!r}")
-        if self.players_allowed is not None and players not in self.players_allowed:
-            name = self.preset_name()
-            label = f"preset {name!r}" if name else "these rules"
-            counts = " or ".join(str(p) for p in self.players_allowed)
-            raise ValueError(f"{label} is for {counts} players, not {players}")
         if self.is_scopa and players not in (2, 4):
             raise ValueError(f"game='scopa' is for 2 or 4 players (SC1), not {players}")
         if self.stages is not None and sum(self.stages) * players != CARDS_IN_HANDS:
+            fits = [p for p in (2, 3, 4) if sum(self.stages) * p == CARDS_IN_HANDS]
+            name = self.preset_name()
+            label = f"preset {name!r}" if name else f"stages={self.stages}"
+            counts = " or ".join(map(str, fits)) if fits else "no number of"
             raise ValueError(
-                f"stages={self.stages} deals {sum(self.stages)} cards to each of {players} players,"
-                f" but {CARDS_IN_HANDS} cards go to the hands (40 less 4 on the table)"
+                f"{label} is for {counts} players, not {players}: {sum(self.stages)} cards each"
+                f" and 4 on the table must use all 40 cards (CR2, D5)"
             )
         if self.carte_scoperte and players != 4:
             raise ValueError(f"carte_scoperte needs partners, so 4 players, not {players} (O2)")
@@ -255,6 +246,8 @@ def _validate(r: Rules) -> None:
         except ValueError as exc:
             raise ValueError(f"rules option 'wild_card': {exc}") from None
         object.__setattr__(r, "wild_card", str(card))
+        if not r.is_scopa:
+            object.__setattr__(r, "_matta", card)
     if r.stages is not None:
         stages = r.stages
         if isinstance(stages, list):
@@ -268,10 +261,10 @@ def _validate(r: Rules) -> None:
             raise ValueError(
                 f"rules option 'stages' must be a tuple of positive hand sizes, not {stages!r}"
             )
-    if r.players_allowed is not None and not set(r.players_allowed) <= {2, 3, 4}:
-        raise ValueError(f"players_allowed must list 2, 3 or 4, not {r.players_allowed!r}")
     if r.is_scopa:
         defaults = Rules.__dataclass_fields__
+        if r.wild_card not in ("7H", None):
+            raise ValueError("rules option 'wild_card': Scopa has no matta (SC5)")
         for name in _CIRULLA_ONLY:
             if getattr(r, name) != defaults[name].default:
                 raise ValueError(
@@ -293,7 +286,6 @@ _PAGAT: Final[dict[str, Any]] = {
     "matta_choice": True,
     "matta_keeps_value": True,
 }
-_FOUR: Final[dict[str, Any]] = {"players_allowed": (4,)}
 
 PRESETS: Final[dict[str, Rules]] = {
     "cirulla": Rules(),
@@ -307,8 +299,7 @@ PRESETS: Final[dict[str, Rules]] = {
         matta_keeps_value=True,
         declared_first=True,
         target=101,
-        **_FOUR,
     ),
-    "cirullone-6-3": Rules(**_PAGAT, stages=(6, 3), declared_first=True, target=101, **_FOUR),
-    "cirullone-3-6": Rules(**_PAGAT, stages=(3, 6), declared_first=True, target=101, **_FOUR),
+    "cirullone-6-3": Rules(**_PAGAT, stages=(6, 3), declared_first=True, target=101),
+    "cirullone-3-6": Rules(**_PAGAT, stages=(3, 6), declared_first=True, target=101),
 }

@@ -121,6 +121,11 @@ def score_piles(
     """
     if not isinstance(piles, list | tuple) or len(piles) not in (2, 3):
         raise ValueError("piles must be a list of 2 or 3 piles, one per side")
+    if len(piles) == 3:  # three sides means three players: do these rules allow them?
+        try:
+            rules.check_players(3)
+        except ValueError as exc:
+            raise ValueError(f"3 piles need 3 players: {exc}") from None
     parsed = [parse_cards(p, f"pile {i}") for i, p in enumerate(piles)]
     seen: set[Card] = set()
     for pile in parsed:

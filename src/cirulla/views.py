@@ -115,7 +115,7 @@ def deal_view(deal: Deal, viewer: int | None) -> dict[str, Any]:
 def _cards_seen(events: list[dict[str, Any]]) -> list[str]:
     seen: list[str] = []
     for event in events:
-        if event["type"] == "deal" and "table" in event:
+        if event["type"] in ("deal", "instant_win") and "table" in event:
             seen.extend(event["table"])
         elif event["type"] == "play":
             seen.append(event["card"])
