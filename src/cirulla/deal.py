@@ -74,6 +74,7 @@ class Deal:
         self.stacked: Final = deck is not None
         self.initial_deck: Final = tuple(cards)
         self._first = (dealer + 1) % n
+        self._next_seat = tuple((s + 1) % n for s in range(n))
         self._side = (0, 1, 0, 1) if n == 4 else tuple(range(n))
         self._nsides = 2 if n == 4 else n
         self._sizes = rules.stage_sizes(n)
@@ -356,7 +357,15 @@ class Deal:
             self._round = 0
         self.to_move = self._first
         if not self._scopa:
-            for seat in range(self.players):
+            matta = self._matta
+            for seat, hand in enumerate(self._hands):
+                if len(hand) == 3:  # the common case: three natural cards that make no bonus
+                    a, b, c = hand
+                    if a is not matta and b is not matta and c is not matta:
+                        va, vb, vc = a.value, b.value, c.value
+                        if va + vb + vc > 9 and not va == vb == vc:
+                            self._special[seat] = False
+                            continue
                 self._update_special(seat)
 
     def _finish_instant(self, side: int, reason: str) -> None:
@@ -389,7 +398,7 @@ class Deal:
             self._tkey = ()
         if self._instant_winner is None and not self._scopa and not self.rules.cappotto_scores_only:
             for side, pile in enumerate(self._piles):  # S8: all ten diamonds
-                if sum(1 for c in pile if c.suit == "D") == 10:
+                if len(pile) >= 10 and [c.suit for c in pile].count("D") == 10:
                     self._instant_winner = side
                     self._instant_reason = "cappotto"
         self._log.append((_EV_END,))
@@ -411,7 +420,8 @@ class Deal:
         return legal[:]
 
     def _update_special(self, seat: int) -> None:
-        self._special[seat] = bool(self._pending[seat]) or self._may_declare(seat)
+        # With hands of more than three cards a bonus set may turn up at any turn (CR3).
+        self._special[seat] = self._big or bool(self._pending[seat]) or self._may_declare(seat)
 
     def _may_declare(self, seat: int) -> bool:
         """May `seat` declare a bonus at its turn now (B7, CR3)? Not in the deal round."""
@@ -431,7 +441,7 @@ class Deal:
         else:
             allowed = (
                 not (self._declared_turn and seat == self.to_move)
-                and not self._pending[seat]
+                and not (self._declared_first and self._pending[seat])
                 and len(hand) >= 3
                 and not (self._at_deal and first_turn)
             )
@@ -484,11 +494,14 @@ class Deal:
             if masks:
                 cid = card.id
                 for m in masks:
-                    cmask = 0
-                    while m:
-                        low = m & -m
-                        cmask |= table[low.bit_length() - 1].bit
-                        m ^= low
+                    if m & (m - 1) == 0:  # one card: the most common capture
+                        cmask = table[m.bit_length() - 1].bit
+                    else:
+                        cmask = 0
+                        while m:
+                            low = m & -m
+                            cmask |= table[low.bit_length() - 1].bit
+                            m ^= low
                     move = plays.get(cid | (cmask << 6))
                     if move is None:
                         move = Move.play(card, tuple(c for c in table if c.bit & cmask))
@@ -515,14 +528,62 @@ class Deal:
             from .explain import why_illegal
 
             raise IllegalMove(why_illegal(self, move, legal))
-        kind = move.kind
-        if kind == "play":
-            self._apply_play(move)
-        elif kind == "declare":
-            self._apply_declaration(move)
+        if move.kind != "play":
+            if move.kind == "declare":
+                self._apply_declaration(move)
+            else:
+                self._log.append((_EV_PASS, self.to_move))
+                self._next_in_round()
+            return
+        # A card is played (inlined here: this is the engine's hottest path).
+        seat: int = self.to_move  # type: ignore[assignment]
+        card: Card = move.card  # type: ignore[assignment]
+        self._hands[seat].remove(card)
+        captured = move.captured
+        table = self._table
+        if captured:
+            for c in captured:
+                table.remove(c)
+            self._tkey = (
+                tuple([c.value for c in table])
+                if self._matta_value is None
+                else tuple([self.value_of(c) for c in table])
+            )
+            side = self._side[seat]
+            pile = self._piles[side]
+            pile += captured
+            pile.append(card)
+            self._last_capture = side
+            # P7: a sweep, but not on the very last play of the smazzata
+            scopa = not table and not (
+                self._in_last_stage and self._stage_plays + 1 == self._stage_len
+            )
+            if scopa:
+                self._scope[side] += 1
+            if self._matta_value is not None and (card is self._matta or self._matta in captured):
+                self._matta_value = None
+                self._matta_expiry = None
         else:
-            self._log.append((_EV_PASS, self.to_move))
-            self._next_in_round()
+            scopa = False
+            table.append(card)
+            if card is self._matta and self._matta_value is not None:
+                self._tkey += (self._matta_value,)
+                if not self._keeps_value:  # B6: 7 again from the next mano on
+                    n = self.players
+                    self._matta_expiry = (self._stage_plays // n + 1) * n
+            else:
+                self._tkey += (card.value,)
+        self._log.append((_EV_PLAY, seat, move, scopa))
+        self._legal = None
+        if self._special[seat]:
+            self._after_special_play(seat, card)
+        plays = self._stage_plays = self._stage_plays + 1
+        if self._matta_expiry is not None and plays >= self._matta_expiry:
+            self._expire_matta()
+        if plays == self._stage_len:
+            self._next_stage()
+        else:
+            self.to_move = self._next_seat[seat]
 
     def _apply_declaration(self, move: Move) -> None:
         seat = self.to_move
@@ -564,58 +625,6 @@ class Deal:
             self.to_move = self._first
         else:
             self.to_move = (self._first + self._round) % self.players
-
-    def _apply_play(self, move: Move) -> None:
-        seat = self.to_move
-        assert seat is not None and move.card is not None
-        card = move.card
-        self._hands[seat].remove(card)
-        captured = move.captured
-        table = self._table
-        if captured:
-            for c in captured:
-                table.remove(c)
-            self._tkey = (
-                tuple([c.value for c in table])
-                if self._matta_value is None
-                else tuple([self.value_of(c) for c in table])
-            )
-            side = self._side[seat]
-            pile = self._piles[side]
-            pile += captured
-            pile.append(card)
-            self._last_capture = side
-            # P7: a sweep, but not on the very last play of the smazzata
-            scopa = not table and not (
-                self._in_last_stage and self._stage_plays + 1 == self._stage_len
-            )
-            if scopa:
-                self._scope[side] += 1
-            if self._matta_value is not None and (card is self._matta or self._matta in captured):
-                self._matta_value = None
-                self._matta_expiry = None
-        else:
-            scopa = False
-            table.append(card)
-            if card is self._matta and self._matta_value is not None:
-                self._tkey += (self._matta_value,)
-                if not self._keeps_value:  # B6: 7 again from the next mano on
-                    n = self.players
-                    self._matta_expiry = (self._stage_plays // n + 1) * n
-            else:
-                self._tkey += (card.value,)
-        self._log.append((_EV_PLAY, seat, move, scopa))
-        self._legal = None
-        if self._special[seat] or self._big:
-            self._after_special_play(seat, card)
-        plays = self._stage_plays = self._stage_plays + 1
-        if self._matta_expiry is not None and plays >= self._matta_expiry:
-            self._expire_matta()
-        if plays == self._stage_len:
-            self._next_stage()
-        else:
-            seat += 1
-            self.to_move = seat if seat < self.players else 0
 
     def _after_special_play(self, seat: int, card: Card) -> None:
         pending = self._pending[seat]

@@ -1,10 +1,15 @@
-"""Why a move is illegal, in words a player understands (only on the error path)."""
+"""Why a move is illegal, in words a player understands (only on the error path).
+
+The message goes back to whoever sent the move, who may not be the seat to
+move: it never names a card of a hand that is not public (declared cards are).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .bonuses import hand_bonus_options
 from .moves import Move
 
 if TYPE_CHECKING:
@@ -27,7 +32,9 @@ def why_illegal(deal: Deal, move: Move, legal: list[Move]) -> str:
         declarations = [m for m in legal if m.kind == "declare"]
         missing = [c for c in move.cards if c not in hand]
         if missing:
-            return f"{move}: {who} does not hold {_cards(missing)}"
+            return f"{move}: {who} (to move) does not hold {_cards(missing)}"
+        if not hand_bonus_options(list(move.cards), deal.rules):
+            return f"{move}: these three cards make no bonus (B2, B3)"
         if not declarations:
             return (
                 f"{move}: {who} may not declare now (a bonus is declared at the first turn"
@@ -43,7 +50,7 @@ def why_illegal(deal: Deal, move: Move, legal: list[Move]) -> str:
     if not plays:
         return f"{move}: {who} must declare or pass first ({_cards(legal)})"
     if card not in hand:
-        return f"{move}: {card} is not in {who}'s hand ({_cards(hand) or 'empty'})"
+        return f"{move}: {card} is not in the hand of {who}, the seat to move"
     if not any(m.card is card for m in plays):
         pending = deal._pending[seat] if seat is not None else []
         return f"{move}: the declared cards {_cards(pending)} must be played first"

@@ -11,8 +11,9 @@ Anyone can re-check a deal from its revealed seed in any language, which Python'
 - `shuffle(items)`, the k-th shuffle of the stream (k = 0, 1, ...): the n items
   get the keys SHAKE-256(seed_bytes + b":shuffle:" + str(k)) read as n big-endian
   unsigned 64-bit words, and are sorted by key (equal keys, a 2**-58 event for
-  40 cards, keep their order). Re-deals after a misdeal are shuffles 1, 2, ...
-  of the same stream: the cards as they lay are shuffled again.
+  40 cards, keep their order). A deal from a seed is shuffle 0 and its re-deals
+  after misdeals are shuffles 1, 2, ... of the cards as they lay; a stacked deck
+  is not shuffled, so its re-deals are shuffles 0, 1, ...
 """
 
 from __future__ import annotations
