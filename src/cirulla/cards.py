@@ -6,7 +6,7 @@ hashing is cheap and stable across runs, and the engine never allocates a card.
 
 from __future__ import annotations
 
-from typing import ClassVar, Final, Literal
+from typing import Final, Literal
 
 __all__ = [
     "PRIMIERA",
@@ -57,9 +57,7 @@ _RANK_NAMES: Final[dict[tuple[str, str], dict[str, str]]] = {
 
 
 class Card:
-    """A card of the 40-card pack; build one with `Card.parse("7H")` or `Card("7", "H")`."""
-
-    __slots__ = ("bit", "id", "primiera", "rank", "suit", "value")
+    """A card of the 40-card pack; get one with `Card.parse("7H")` (or `Card("7", "H")`)."""
 
     id: int
     rank: str
@@ -68,34 +66,24 @@ class Card:
     primiera: int
     bit: int
 
-    _by_text: ClassVar[dict[str, Card]] = {}
-    _all: ClassVar[list[Card]] = []
-
-    def __new__(cls, rank: str, suit: str) -> Card:
-        card = cls._by_text.get(f"{rank}{suit}".upper())
-        if card is None:
+    def __init__(self, rank: str, suit: str) -> None:
+        if rank not in RANKS or suit not in SUITS or len(rank) != 1:
             raise ValueError(f"no such card: rank {rank!r}, suit {suit!r}")
-        return card
+        self.rank = rank
+        self.suit = suit
+        self.value = RANKS.index(rank) + 1
+        self.primiera = PRIMIERA[rank]
+        self.id = SUITS.index(suit) * 10 + RANKS.index(rank)
+        self.bit = 1 << self.id
 
-    @classmethod
-    def _make(cls, rank: str, suit: str) -> Card:
-        card = object.__new__(cls)
-        card.rank = rank
-        card.suit = suit
-        card.value = RANKS.index(rank) + 1
-        card.primiera = PRIMIERA[rank]
-        card.id = SUITS.index(suit) * 10 + RANKS.index(rank)
-        card.bit = 1 << card.id
-        return card
-
-    @classmethod
-    def parse(cls, text: str | Card) -> Card:
+    @staticmethod
+    def parse(text: object) -> Card:
         """Parse "7H", "qs", "AD"; raise ValueError saying what is wrong."""
         if isinstance(text, Card):
-            return text
+            return _ALL[text.id]
         if not isinstance(text, str):
             raise ValueError(f"a card is a string like '7H', not {type(text).__name__}")
-        card = cls._by_text.get(text.strip().upper())
+        card = _BY_TEXT.get(text.strip().upper())
         if card is not None:
             return card
         t = text.strip().upper()
@@ -109,11 +97,11 @@ class Card:
             )
         raise ValueError(f"bad card {text!r}: unknown suit {t[1]!r} (suits: D H C S)")
 
-    @classmethod
-    def from_id(cls, card_id: int) -> Card:
-        return cls._all[card_id]
+    @staticmethod
+    def from_id(card_id: int) -> Card:
+        return _ALL[card_id]
 
-    def name(self, style: Style = "french", lang: Lang = "en") -> str:
+    def name(self, style: str = "french", lang: str = "en") -> str:
         """The card's name for players: "7 di coppe", "King of hearts"."""
         if style not in STYLES:
             raise ValueError(f"unknown deck style {style!r} (styles: {', '.join(STYLES)})")
@@ -130,6 +118,9 @@ class Card:
     def __repr__(self) -> str:
         return f"Card('{self.rank}{self.suit}')"
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Card) and other.id == self.id
+
     def __hash__(self) -> int:
         return self.id
 
@@ -139,25 +130,21 @@ class Card:
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return (Card.parse, (str(self),))
 
-    def __copy__(self) -> Card:
-        return self
 
-    def __deepcopy__(self, memo: object) -> Card:
-        return self
-
-
+_ALL: Final[list[Card]] = []
+_BY_TEXT: Final[dict[str, Card]] = {}
 for _suit in SUITS:
     for _rank in RANKS:
-        _card = Card._make(_rank, _suit)
-        Card._all.append(_card)
-        Card._by_text[_rank + _suit] = _card
-        Card._by_text[(_rank + _suit).lower()] = _card
+        _card = Card(_rank, _suit)
+        _ALL.append(_card)
+        _BY_TEXT[_rank + _suit] = _card
+        _BY_TEXT[(_rank + _suit).lower()] = _card
 del _suit, _rank, _card
 
 
 def full_deck() -> list[Card]:
     """The 40 cards in a fixed order (suits D H C S, ranks A..K)."""
-    return list(Card._all)
+    return list(_ALL)
 
 
 def parse_cards(items: object, what: str = "cards") -> list[Card]:

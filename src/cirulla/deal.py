@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from mypy_extensions import mypyc_attr
+
 from .bonuses import BonusOption, dealer_bonus, hand_bonus_options
 from .captures import _by_value, captures_by_value
 from .cards import Card, full_deck, parse_cards
@@ -35,6 +37,7 @@ _EV_PASS: Final = 4
 _EV_OTHER: Final = 5
 
 
+@mypyc_attr(native_class=False)  # copy() copies __dict__; see setup.py
 class Deal:
     """One smazzata. Build it from a seed or a stacked deck, then `play` legal moves.
 
@@ -44,13 +47,15 @@ class Deal:
     reshuffled from `seed`.
     """
 
+    # Parameters checked at run time are typed `object`: compiled (setup.py), a wrong
+    # type must still get the same clear ValueError, not mypyc's TypeError.
     def __init__(
         self,
-        rules: Rules,
-        players: int = 4,
-        dealer: int = 0,
-        deck: Sequence[Card | str] | None = None,
-        seed: int = 0,
+        rules: Rules | object,
+        players: int | object = 4,
+        dealer: int | object = 0,
+        deck: Sequence[Card | str] | object | None = None,
+        seed: int | object = 0,
     ) -> None:
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a cirulla.Rules, not {type(rules).__name__}")
@@ -134,13 +139,12 @@ class Deal:
         use `view(seat)` or `events_for(seat)` to show them to someone)."""
         return [self._event_dict(e) for e in self._log]
 
-    def events_for(self, seat: int | None) -> list[dict[str, Any]]:
+    def events_for(self, seat: int | object | None) -> list[dict[str, Any]]:
         """The events as `seat` may see them (`None`: a spectator)."""
         from .views import filter_event
 
-        if seat is not None:
-            self._check_seat(seat)
-        return [filter_event(self._event_dict(e), self, seat) for e in self._log]
+        viewer = None if seat is None else self._check_seat(seat)
+        return [filter_event(self._event_dict(e), self, viewer) for e in self._log]
 
     @property
     def moves(self) -> list[Move]:
@@ -197,20 +201,17 @@ class Deal:
     def sides(self) -> int:
         return self._nsides
 
-    def side_of(self, seat: int) -> int:
-        self._check_seat(seat)
-        return self._side[seat]
+    def side_of(self, seat: int | object) -> int:
+        return self._side[self._check_seat(seat)]
 
-    def hand(self, seat: int) -> list[Card]:
-        self._check_seat(seat)
-        return list(self._hands[seat])
+    def hand(self, seat: int | object) -> list[Card]:
+        return list(self._hands[self._check_seat(seat)])
 
-    def declared(self, seat: int) -> list[Card]:
+    def declared(self, seat: int | object) -> list[Card]:
         """Declared cards still in that seat's hand (shown to all, B7)."""
-        self._check_seat(seat)
-        return list(self._pending[seat])
+        return list(self._pending[self._check_seat(seat)])
 
-    def captured(self, side: int) -> list[Card]:
+    def captured(self, side: int | object) -> list[Card]:
         if not isinstance(side, int) or isinstance(side, bool) or not 0 <= side < self._nsides:
             raise ValueError(f"side must be 0 to {self._nsides - 1}, not {side!r}")
         return list(self._piles[side])
@@ -235,17 +236,16 @@ class Deal:
             self._score = score_cards(self.rules, self._piles, self._scope, self._bonus)
         return self._score
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: int | object | None) -> dict[str, Any]:
         """Everything `seat` may know and nothing else; `None` for a spectator."""
         from .views import deal_view
 
-        if seat is not None:
-            self._check_seat(seat)
-        return deal_view(self, seat)
+        return deal_view(self, None if seat is None else self._check_seat(seat))
 
-    def _check_seat(self, seat: object) -> None:
+    def _check_seat(self, seat: object) -> int:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
             raise ValueError(f"seat must be 0 to {self.players - 1}, not {seat!r}")
+        return seat
 
     # ---- dealing ------------------------------------------------------------------
     def _deal_stage(self, deck: list[Card], stage: int) -> int:
@@ -512,7 +512,7 @@ class Deal:
         return legal
 
     # ---- playing ------------------------------------------------------------------
-    def play(self, move: Move | str) -> None:
+    def play(self, move: Move | str | object) -> None:
         """Play a legal move (a `Move` or its notation); IllegalMove says why not."""
         legal = self._legal
         if legal is None:
@@ -704,7 +704,7 @@ class Deal:
         new._special = list(self._special)
         new._declarations = list(self._declarations)
         new._decl_opts = dict(self._decl_opts)
-        new._stream = _copy_stream(self._stream)
+        new._stream = self._stream.copy()
         new._legal = self._legal
         return new
 
@@ -714,10 +714,3 @@ class Deal:
             f"<Deal {self.players} players, dealer {self.dealer}, stage {self._stage},"
             f" table {' '.join(map(str, self._table)) or '-'}, {state}>"
         )
-
-
-def _copy_stream(stream: SeededStream) -> SeededStream:
-    new = object.__new__(SeededStream)
-    for name in SeededStream.__slots__:
-        setattr(new, name, getattr(stream, name))
-    return new

@@ -10,9 +10,7 @@ Moves are interned: the engine hands out the same `Move` object for the same
 play, so checking a move against the legal list is an identity test.
 """
 
-from __future__ import annotations
-
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .cards import RANKS, Card
 
@@ -43,7 +41,7 @@ class Move(NamedTuple):
     `parse_move`, or take them from `Deal.legal_moves()`.
     """
 
-    key: object  # identifies the move within its kind
+    key: Any  # identifies the move within its kind
     kind: str  # "play", "declare" or "pass"
     card: Card | None  # the card played
     captured: tuple[Card, ...]  # the table cards it takes
@@ -53,7 +51,7 @@ class Move(NamedTuple):
     text: str  # the notation
 
     @classmethod
-    def play(cls, card: Card, captured: tuple[Card, ...] = ()) -> Move:
+    def play(cls, card: Card, captured: tuple[Card, ...] = ()) -> "Move":
         key = card.id | (_mask(captured) << 6)
         move = _PLAYS.get(key)
         if move is None:
@@ -66,7 +64,7 @@ class Move(NamedTuple):
         return move
 
     @classmethod
-    def declare(cls, bonus: str, cards: tuple[Card, ...], matta_value: int | None) -> Move:
+    def declare(cls, bonus: str, cards: tuple[Card, ...], matta_value: int | None) -> "Move":
         key = (bonus, _mask(cards), matta_value)
         move = _DECLS.get(key)
         if move is None:
@@ -79,7 +77,7 @@ class Move(NamedTuple):
         return move
 
     @classmethod
-    def pass_(cls) -> Move:
+    def pass_(cls) -> "Move":
         return _PASS
 
     @property
@@ -125,7 +123,7 @@ def _cards(text: str, whole: str) -> tuple[Card, ...]:
     return cards
 
 
-def parse_move(text: str) -> Move:
+def parse_move(text: str) -> "Move":
     """Parse the notation into a `Move` (legal or not: `Deal.play` decides that)."""
     if not isinstance(text, str):
         raise IllegalMove(f"a move is a Move or a string like '5Cx7H3C', not {type(text).__name__}")

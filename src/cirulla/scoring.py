@@ -26,8 +26,10 @@ ITEMS: Final = (
     "piccola",
     "total",
 )
-_DIAMONDS: Final = tuple(Card(r, "D") for r in ("A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"))
-_SETTEBELLO: Final = Card("7", "D")
+_DIAMONDS: Final = tuple(
+    Card.parse(r + "D") for r in ("A", "2", "3", "4", "5", "6", "7", "J", "Q", "K")
+)
+_SETTEBELLO: Final = Card.parse("7D")
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,8 @@ def _strict_max(counts: list[int | None]) -> int | None:
 
 # Each suit's cards from the best primiera card down (C3), as (card, bit).
 _BY_PRIMIERA: Final = tuple(
-    tuple(sorted((Card(r, s) for r in "A234567JQK"), key=lambda c: -c.primiera)) for s in SUITS
+    tuple(sorted((Card.parse(r + s) for r in "A234567JQK"), key=lambda c: -c.primiera))
+    for s in SUITS
 )
 _DIAMOND_MASK: Final = sum(c.bit for c in _DIAMONDS)
 
@@ -93,9 +96,9 @@ def _run(mask: int, run: tuple[Card, ...]) -> int:
     return n
 
 
-_KQJ76: Final = tuple(Card(r, "D") for r in "KQJ76")
-_A2345: Final = tuple(Card(r, "D") for r in "A2345")
-_A234567: Final = tuple(Card(r, "D") for r in "A234567")
+_KQJ76: Final = tuple(Card.parse(r + "D") for r in "KQJ76")
+_A2345: Final = tuple(Card.parse(r + "D") for r in "A2345")
+_A234567: Final = tuple(Card.parse(r + "D") for r in "A234567")
 
 
 def _grande_piccola(mask: int, rules: Rules) -> tuple[int, int, int, int]:
@@ -111,9 +114,9 @@ def _grande_piccola(mask: int, rules: Rules) -> tuple[int, int, int, int]:
 
 def score_piles(
     rules: Rules,
-    piles: list[list[Card]] | list[list[str]] | list[list[Card | str]],
-    scope: list[int] | None = None,
-    bonus: list[int] | None = None,
+    piles: list[list[Card]] | list[list[str]] | list[list[Card | str]] | object,
+    scope: list[int] | object | None = None,
+    bonus: list[int] | object | None = None,
 ) -> Score:
     """The score sheet for captured piles, one list of cards per side.
 
@@ -190,7 +193,7 @@ def score_cards(
     return Score(sides=sides, cappotto=cappotto, details=details)
 
 
-def _per_side(values: list[int] | None, n: int, name: str) -> list[int]:
+def _per_side(values: object, n: int, name: str) -> list[int]:
     if values is None:
         return [0] * n
     if not isinstance(values, list | tuple) or len(values) != n:

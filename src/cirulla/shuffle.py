@@ -34,7 +34,7 @@ class SeededStream:
 
     __slots__ = ("_block", "_key", "_pos", "_shuffles", "_words")
 
-    def __init__(self, seed: int | bytes) -> None:
+    def __init__(self, seed: int | bytes | object) -> None:  # object: checked here
         if isinstance(seed, bytes):
             self._key = seed
         elif isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0:
@@ -76,3 +76,12 @@ class SeededStream:
         keys = struct.unpack(f">{n}Q", digest)
         order = sorted(range(n), key=keys.__getitem__)
         items[:] = [items[i] for i in order]
+
+    def copy(self) -> SeededStream:
+        """An independent stream at the same point (for `Deal.copy`)."""
+        new = SeededStream(self._key)
+        new._block = self._block
+        new._shuffles = self._shuffles
+        new._words = self._words
+        new._pos = self._pos
+        return new
