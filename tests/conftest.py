@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Generator, Sequence
 
 import pytest
 
@@ -103,3 +104,14 @@ def play_out(deal: Deal, choose: Callable[[list[Move]], Move] | None = None) -> 
 @pytest.fixture
 def rules() -> Rules:
     return Rules.preset("cirulla")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None]:
+    """In CI (CIRULLA_REQUIRE_SERVICES=1) a skipped test fails: a missing PostgreSQL, Redis
+    or browser must not pass for a green run."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.skipped and os.environ.get("CIRULLA_REQUIRE_SERVICES") == "1":
+        report.outcome = "failed"
+        report.longrepr = f"skipped, but CIRULLA_REQUIRE_SERVICES=1 forbids it: {report.longrepr}"
