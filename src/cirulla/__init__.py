@@ -9,8 +9,8 @@ from .bonuses import BonusOption, DealerBonus, dealer_bonus, hand_bonus_options
 from .cards import RANKS, STYLES, SUITS, Card, full_deck
 from .deal import Deal
 from .game import Forfeit, Game, Match, forfeit_settlement
-from .perft import perft, perft_divide
 from .moves import IllegalMove, Move, parse_move
+from .perft import perft, perft_divide
 from .record import RecordError, deal_record, game_record, replay_deal, replay_game
 from .rules import OPTIONS, PRESETS, Rules
 from .scoring import ITEMS, Score, score_piles
