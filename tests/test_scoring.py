@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
-from conftest import play_out, stack
+from conftest import PRESET_PLAYERS, play_out, stack
 
 import cirulla
 from cirulla import Card, Deal, Move, Rules, score_piles
@@ -22,14 +22,6 @@ PLAIN = [f"{r}{s}" for s in "HCS" for r in "A234567JQK"]
 CIRULLA = Rules()
 DOSSENA = Rules.preset("dossena")
 SCOPA = Rules.preset("scopa")
-PRESET_PLAYERS = [
-    (name, n)
-    for name in Rules.presets()
-    for n in (2, 3, 4)
-    if not (name == "scopa" and n == 3)
-    and not (name == "luzzati" and n == 3)
-    and not (name.startswith("cirullone") and n != 4)
-]
 
 
 def item(rules: Rules, piles: Sequence[Sequence[str]], name: str, **kw: Any) -> list[int]:

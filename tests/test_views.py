@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import play_out, stack
+from conftest import PRESET_PLAYERS, play_out, stack
 
 import cirulla
 from cirulla import Card, Deal, Rules
@@ -17,14 +17,6 @@ from cirulla import Card, Deal, Rules
 CARD_RE = re.compile(r"[A2-7JQK][DHCS]")
 # A seed whose decimal digits cannot turn up in a view by chance.
 SEED = 73_920_418_665_093
-PRESET_PLAYERS = [
-    (name, n)
-    for name in Rules.presets()
-    for n in (2, 3, 4)
-    if not (name == "scopa" and n == 3)
-    and not (name == "luzzati" and n == 3)
-    and not (name.startswith("cirullone") and n != 4)
-]
 # Where a card the viewer does not hold may still be named, because it is public anyway:
 # the matta's identity (rules and matta) and the face-up tables of earlier, voided deals.
 ALWAYS_PUBLIC = {("rules", "wild_card"), ("matta", "card")}

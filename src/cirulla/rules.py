@@ -68,27 +68,6 @@ _CIRULLA_ONLY: Final = (
     "declared_first",
     "declare_all_at_once",
 )
-_BOOLS: Final = (
-    "knockout",
-    "clockwise",
-    "luzzati",
-    "may_decline_capture",
-    "ace_choice",
-    "may_decline_capture",
-    "bonuses_stack",
-    "no_decino",
-    "matta_choice",
-    "matta_keeps_value",
-    "declare_at_deal",
-    "dealer_nine",
-    "dossena",
-    "piccola_to_seven",
-    "cappotto_scores_only",
-    "declared_first",
-    "declare_all_at_once",
-    "carte_viste",
-    "carte_scoperte",
-)
 CARDS_IN_HANDS: Final = 36  # 40 cards less the 4 on the table
 
 
@@ -227,8 +206,9 @@ class Rules:
 def _validate(r: Rules) -> None:
     if r.game not in ("cirulla", "scopa"):
         raise ValueError(f"game must be 'cirulla' or 'scopa', not {r.game!r}")
-    for name in _BOOLS:
-        if not isinstance(getattr(r, name), bool):
+    for f in dataclasses.fields(r):  # every option whose default is a bool must be one
+        name = f.name
+        if isinstance(f.default, bool) and not isinstance(getattr(r, name), bool):
             raise ValueError(
                 f"rules option {name!r} must be True or False, not {getattr(r, name)!r}"
             )
