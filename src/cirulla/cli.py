@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from .deal import Deal
 from .game import Game
@@ -121,7 +122,7 @@ def _cmd_game(args: argparse.Namespace, out: Console) -> int:
     out.print(f"[bold]{side_name(game.winner, game.players)} wins ({game.end_reason})[/bold]")
     if args.record:
         Path(args.record).write_text(json.dumps(game_record(game), indent=1) + "\n")
-        out.print(f"record written to {args.record}")
+        out.print(f"record written to {escape(args.record)}")
     return 0
 
 
@@ -129,12 +130,12 @@ def _cmd_replay(args: argparse.Namespace, out: Console) -> int:
     try:
         record = json.loads(Path(args.record).read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        out.print(f"[red]cannot read {args.record}: {exc}[/red]")
+        out.print(f"[red]cannot read {escape(args.record)}: {escape(str(exc))}[/red]")
         return 2
     try:
         game = replay_game(record)
     except RecordError as exc:
-        out.print(f"[red]record rejected: {exc}[/red]")
+        out.print(f"[red]record rejected: {escape(str(exc))}[/red]")
         return 1
     out.print(
         f"record replays: {len(game.deals)} smazzate, totals {game.totals},"
@@ -177,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handlers[args.command](args, out)
     except ValueError as exc:
-        Console(stderr=True).print(f"[red]error: {exc}[/red]")
+        Console(stderr=True).print(f"[red]error: {escape(str(exc))}[/red]")
         return 2
 
 

@@ -62,6 +62,8 @@ class Deal:
         n = rules.check_players(players)
         if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n:
             raise ValueError(f"dealer must be a seat from 0 to {n - 1}, not {dealer!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
         self._stream = SeededStream(seed)
         if deck is None:
             cards = full_deck()
@@ -268,6 +270,7 @@ class Deal:
             win = self._luzzati_win(table)
             if win:
                 self._table = table
+                self._deck = deck[pos:]  # every card stays accounted for
                 self._finish_instant(self._side[self.dealer], win)
                 return
             reason = self._misdeal_reason(table)
@@ -288,6 +291,7 @@ class Deal:
             )
             if rules.luzzati and self._misdeals == 3:  # D7(c)
                 self._table = table
+                self._deck = deck[pos:]
                 self._finish_instant(1 - self._side[self.dealer], "luzzati_three_misdeals")
                 return
             self._stream.shuffle(deck)

@@ -7,6 +7,7 @@ directly, and can never drift from the deals it is made of.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -14,7 +15,7 @@ from .deal import Deal
 from .rules import Rules
 from .shuffle import SeededStream
 
-__all__ = ["Forfeit", "Game", "Match", "forfeit_settlement"]
+__all__ = ["Forfeit", "Game", "Match", "derived_seed", "forfeit_settlement"]
 
 ForfeitReason = Literal["timeout", "abandon"]
 _MAX_SPAREGGI = 3  # E3
@@ -46,6 +47,13 @@ class Forfeit:
             "totals": list(self.totals),
             "difference": self.difference,
         }
+
+
+def derived_seed(seed: int, purpose: str, index: int) -> int:
+    """A 64-bit seed for the index-th `purpose` of a partita or match seeded with `seed`:
+    the first 8 bytes, big-endian, of SHA-256("cirulla:{seed}:{purpose}:{index}")."""
+    digest = hashlib.sha256(f"cirulla:{seed}:{purpose}:{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def _open_points(rules: Rules) -> int:
@@ -96,9 +104,11 @@ def forfeit_settlement(game: Game, side: int, reason: ForfeitReason = "abandon")
 class Game:
     """A partita: smazzate until a side wins (E1-E4, S8, D7).
 
-    The first dealer is drawn from `seed` unless `dealer` is given; each smazzata
-    is shuffled from a seed drawn from the same stream, unless `next_deal` is
-    given a deck or a seed (a server that commits to its seeds passes them in).
+    The first dealer is drawn from `seed` unless `dealer` is given; smazzata k
+    (0, 1, ...) is shuffled from `derived_seed(seed, "deal", k)` unless `next_deal`
+    is given a deck or a seed (a server that commits to its seeds passes them in).
+    Deriving each seed from its index, not from a running stream, means a replayed
+    partita goes on exactly as the original would have.
     """
 
     def __init__(
@@ -114,10 +124,11 @@ class Game:
             raise ValueError(f"rules must be a cirulla.Rules, not {type(rules).__name__}")
         self.rules = rules
         self.players = rules.check_players(players)
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
         self.seed = seed
-        self._stream = SeededStream(seed)
         if dealer is None:
-            dealer = self._stream.randbelow(self.players)
+            dealer = SeededStream(derived_seed(seed, "dealer", 0)).randbelow(self.players)
         elif not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players:
             raise ValueError(f"dealer must be a seat from 0 to {players - 1}, not {dealer!r}")
         self.first_dealer = dealer
@@ -137,7 +148,7 @@ class Game:
 
     def _new_deal(self, dealer: int, deck: list[Any] | None, seed: int | None) -> Deal:
         if seed is None:
-            seed = self._stream.randbelow(1 << 32) << 32 | self._stream.randbelow(1 << 32)
+            seed = derived_seed(self.seed, "deal", len(self.deals))
         deal = Deal(self.rules, self.players, dealer, deck=deck, seed=seed)
         self.deals.append(deal)
         return deal
@@ -255,11 +266,8 @@ class Match:
         self.rules = rules
         self.players = rules.check_players(players)
         self.wins_needed = wins_needed
-        self._stream = SeededStream(seed)
-        self.games: list[Game] = [Game(rules, players, seed=self._game_seed())]
-
-    def _game_seed(self) -> int:
-        return self._stream.randbelow(1 << 32) << 32 | self._stream.randbelow(1 << 32)
+        self.seed = seed
+        self.games: list[Game] = [Game(rules, players, seed=derived_seed(seed, "game", 0))]
 
     @property
     def game(self) -> Game:
@@ -288,5 +296,6 @@ class Match:
         if self.is_over:
             raise ValueError("the match is over")
         dealer = (self.game.deal.dealer + 1) % self.players
-        self.games.append(Game(self.rules, self.players, seed=self._game_seed(), dealer=dealer))
+        seed = derived_seed(self.seed, "game", len(self.games))
+        self.games.append(Game(self.rules, self.players, seed=seed, dealer=dealer))
         return self.game

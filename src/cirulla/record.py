@@ -93,16 +93,16 @@ def replay_deal(rules: Rules, players: int, data: dict[str, Any], where: str = "
             deal.play(move)
         except IllegalMove as exc:
             raise RecordError(f"{where}, move {i} {move!r}: {exc}") from None
-    over = bool(data.get("over", deal.is_over))
+    over = _field(data, "over", bool, where)
     if over != deal.is_over:
         raise RecordError(f"{where}: recorded over={over}, the replay gives {deal.is_over}")
     if deal.is_over:
         replayed = [dict(s) for s in deal.score().sides]
-        if "score" in data and data["score"] != replayed:
+        if _field(data, "score", list, where) != replayed:
             raise RecordError(
                 f"{where}: recorded score {data['score']} but the replay gives {replayed}"
             )
-        if data.get("instant_winner", deal.instant_winner) != deal.instant_winner:
+        if data.get("instant_winner", "missing") != deal.instant_winner:
             raise RecordError(
                 f"{where}: recorded instant winner {data.get('instant_winner')}, "
                 f"the replay gives {deal.instant_winner}"
@@ -117,7 +117,7 @@ def replay_game(record: dict[str, Any]) -> Game:
     fmt = record.get("format")
     if fmt != RECORD_FORMAT:
         raise RecordError(f"unknown record format {fmt!r} (expected {RECORD_FORMAT!r})")
-    if record.get("shuffle", SHUFFLE_VERSION) != SHUFFLE_VERSION:
+    if _field(record, "shuffle", str, "record") != SHUFFLE_VERSION:
         raise RecordError(
             f"record shuffled with {record.get('shuffle')!r}; this engine has {SHUFFLE_VERSION!r}"
         )
@@ -129,21 +129,23 @@ def replay_game(record: dict[str, Any]) -> Game:
     deals = _field(record, "deals", list, "record")
     if not deals:
         raise RecordError("record: no smazzate")
-    first = deals[0]
-    if not isinstance(first, dict):
-        raise RecordError("deal 1: not an object")
+    try:
+        rules.check_players(players)
+    except ValueError as exc:
+        raise RecordError(f"record: {exc}") from None
+    first = replay_deal(rules, players, deals[0], "deal 1")  # its errors name deal 1
     try:
         game = Game(
             rules,
             players,
             seed=_field(record, "seed", int, "record"),
-            dealer=_field(first, "dealer", int, "deal 1"),
-            deck=first.get("deck"),
-            deal_seed=_field(first, "seed", int, "deal 1"),
+            dealer=first.dealer,
+            deck=list(first.initial_deck) if first.stacked else None,
+            deal_seed=first.seed,
         )
     except ValueError as exc:
         raise RecordError(f"record: {exc}") from None
-    game.deals[0] = replay_deal(rules, players, first, "deal 1")
+    game.deals[0] = first
     for number, data in enumerate(deals[1:], start=2):
         where = f"deal {number}"
         if not isinstance(data, dict):
@@ -166,7 +168,9 @@ def replay_game(record: dict[str, Any]) -> Game:
         if replayed.to_dict() != forfeit:
             raise RecordError(f"record forfeit {forfeit} but the replay gives {replayed.to_dict()}")
     for name in ("totals", "over", "winner", "end_reason"):
-        if name in record and record[name] != getattr(game, "is_over" if name == "over" else name):
+        if name not in record:
+            raise RecordError(f"record: missing {name!r}")
+        if record[name] != getattr(game, "is_over" if name == "over" else name):
             raise RecordError(
                 f"record {name} {record[name]!r} but the replay gives "
                 f"{getattr(game, 'is_over' if name == 'over' else name)!r}"
