@@ -8,6 +8,7 @@
 from .bonuses import BonusOption, DealerBonus, dealer_bonus, hand_bonus_options
 from .cards import RANKS, STYLES, SUITS, Card, full_deck
 from .deal import Deal
+from .determinize import determinize, unseen_cards
 from .game import Forfeit, Game, Match, forfeit_settlement
 from .moves import IllegalMove, Move, parse_move
 from .perft import perft, perft_divide
@@ -54,6 +55,7 @@ __all__ = [
     "cash_settlement",
     "deal_record",
     "dealer_bonus",
+    "determinize",
     "forfeit_settlement",
     "forfeit_victory_points",
     "full_deck",
@@ -65,6 +67,7 @@ __all__ = [
     "replay_deal",
     "replay_game",
     "score_piles",
+    "unseen_cards",
     "victory_points",
     "vp_column",
 ]

@@ -6,6 +6,7 @@ The state is plain lists of interned cards and ints so that `legal_moves` and
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -711,6 +712,34 @@ class Deal:
         new._stream = self._stream.copy()
         new._legal = self._legal
         return new
+
+    def redeal_unseen(self, seat: int, rng: random.Random) -> None:
+        """Re-draw, in place, every card `seat` cannot see: the other hands (but their
+        declared cards) and the undealt deck, keeping how many each holds.
+
+        For search on a determinized copy (see `cirulla.determinize`); the event log
+        keeps the hands as first dealt, so replay this deal's moves, not its events.
+        """
+        from .views import visible_hands
+
+        seen = visible_hands(self, self._check_seat(seat))
+        pool: list[Card] = list(self._deck)
+        for other, hand in enumerate(self._hands):
+            if other not in seen:
+                pending = self._pending[other]
+                pool += [c for c in hand if c not in pending]
+        rng.shuffle(pool)
+        for other, hand in enumerate(self._hands):
+            if other not in seen:
+                pending = self._pending[other]
+                need = len(hand) - len(pending)
+                self._hands[other] = pending + pool[:need]
+                del pool[:need]
+        self._deck = pool
+        self._legal = None
+        if not self._scopa and self._phase != _OVER:
+            for other in range(self.players):
+                self._update_special(other)
 
     def __repr__(self) -> str:
         state = "over" if self.is_over else f"seat {self.to_move} to move"
