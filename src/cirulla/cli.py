@@ -1,4 +1,4 @@
-"""The `cirulla` command: rules, deal, game, replay (serve, play and arena come later)."""
+"""The `cirulla` command: rules, deal, game, replay, play, arena (serve comes later)."""
 
 from __future__ import annotations
 
@@ -168,6 +168,12 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="replay a game record and check it")
     p.add_argument("record", help="a game record file (JSON)")
+
+    from .bots.arena import add_cli as add_arena
+    from .play import add_cli as add_play
+
+    add_play(sub)
+    add_arena(sub)
     return parser
 
 
@@ -175,6 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out = Console()
     handlers = {"rules": _cmd_rules, "deal": _cmd_deal, "game": _cmd_game, "replay": _cmd_replay}
+    if args.command not in handlers:  # subcommands that bring their own handler
+        result: int = args.func(args)
+        return result
     try:
         return handlers[args.command](args, out)
     except ValueError as exc:

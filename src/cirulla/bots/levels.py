@@ -1,0 +1,49 @@
+"""Difficulty levels for players: each a bot and a budget per move."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .base import Bot, Budget
+
+__all__ = ["LEVELS", "Level", "level_bot"]
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A level offered to players: which bot, with which options and budget."""
+
+    name: str
+    bot: str
+    description: str
+    options: dict[str, Any] = field(default_factory=dict)
+    budget: Budget | None = None
+
+
+LEVELS: Final[dict[str, Level]] = {
+    "facile": Level(
+        "facile",
+        "greedy",
+        "takes what it sees, but one move in three is a whim",
+        {"epsilon": 0.35},
+    ),
+    "normale": Level("normale", "greedy", "the best capture in sight, no easy sweeps left"),
+    "difficile": Level("difficile", "expert", "counts cards, guards its aces, plays the 15s"),
+    "campione": Level(
+        "campione",
+        "ismcts",
+        "searches the smazzata ahead: at most a second a move",
+        budget=Budget(iterations=1500, seconds=1.0),
+    ),
+}
+
+
+def level_bot(level: str, seed: int = 0) -> Bot:
+    """A new bot playing at `level`; ValueError for an unknown level."""
+    from . import get
+
+    spec = LEVELS.get(level)
+    if spec is None:
+        raise ValueError(f"unknown level {level!r} (levels: {', '.join(LEVELS)})")
+    return get(spec.bot, seed=seed, budget=spec.budget, **spec.options)
