@@ -52,7 +52,7 @@ from ..deal import Deal
 from ..game import Game, derived_seed
 from ..moves import IllegalMove
 from ..rules import Rules
-from . import get
+from . import get, names
 from .base import Bot, Budget, choose_move
 from .stats import MeanEstimate, RunningMean, Tally, mean_estimate, wilson_interval, z_value
 
@@ -717,7 +717,7 @@ def add_cli(subparsers: Any) -> argparse.ArgumentParser:
         description="Play bot A against bot B: every deck twice with the sides swapped "
         "(six times with 3 players), so the luck of the cards cancels.",
     )
-    p.add_argument("a", help="bot A (a registered name, e.g. greedy)")
+    p.add_argument("a", help="bot A: a registered name (e.g. greedy) or a level (e.g. campione)")
     p.add_argument("b", help="bot B")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
     p.add_argument("--preset", choices=Rules.presets(), default="cirulla")
@@ -752,6 +752,17 @@ def _progress_text(update: ArenaProgress) -> str:
     return escape(text)
 
 
+def spec_for(name: str, budget: Budget | None = None) -> BotSpec:
+    """A bot name, or a player level (facile, normale, difficile, campione) with its
+    bot, options and budget; `budget` overrides the level's."""
+    from .levels import LEVELS
+
+    level = LEVELS.get(name)
+    if level is None or name in names():
+        return BotSpec(name, budget)
+    return BotSpec(level.bot, budget or level.budget, dict(level.options))
+
+
 def _cmd_arena(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     for option in ("json", "plot"):
@@ -763,8 +774,8 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         err.print("[red]error: --plot needs matplotlib (pip install matplotlib)[/red]")
         return 2
     config = ArenaConfig(
-        a=BotSpec(args.a, args.budget_a),
-        b=BotSpec(args.b, args.budget_b),
+        a=spec_for(args.a, args.budget_a),
+        b=spec_for(args.b, args.budget_b),
         players=args.players,
         preset=args.preset,
         pairs=args.pairs,

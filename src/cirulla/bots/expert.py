@@ -451,6 +451,21 @@ class _Lookahead:
         return best
 
 
+def expert_opinion(view: SeatView) -> tuple[Move | None, dict[object, float]]:
+    """What the expert makes of a position: the declaration it would make (or None),
+    and its score in points for each play, by move key (for search bots' priors)."""
+    legal = view.legal
+    pos = _Position(view)
+    declarations = [m for m in legal if m.kind == "declare"]
+    declared = ExpertBot()._declaration(declarations, pos, view) if declarations else None
+    scores: dict[object, float] = {}
+    for move in legal:
+        if move.kind == "play":
+            assert move.card is not None
+            scores[move.key] = pos.score(move.card, move.captured)
+    return declared, scores
+
+
 class ExpertBot(Bot):
     """Greedy plus Cirulla know-how: counting cards, aces, 15s, partner, bonuses, the end."""
 

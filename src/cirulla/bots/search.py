@@ -126,27 +126,54 @@ class IsmctsBot(Bot):
         budget: Budget | None = None,
         epsilon: float = DEFAULT_EPSILON,
         exploration: float = 0.7,
+        prior: str | None = None,
+        prior_weight: float = 1.0,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be between 0 and 1, not {epsilon!r}")
+        if prior not in (None, "expert"):
+            raise ValueError(f"prior must be None or 'expert', not {prior!r}")
         self.epsilon = epsilon
         self.exploration = exploration
+        self.prior = prior
+        self.prior_weight = prior_weight
         self.last_iterations = 0
 
     def choose(self, view: SeatView) -> Move:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
+        bias: dict[object, float] | None = None
+        if self.prior == "expert":
+            from .expert import expert_opinion
+
+            declared, scores = expert_opinion(view)
+            if declared is not None:  # the expert weighs points against cards shown
+                return declared
+            legal = [m for m in legal if m.kind == "play"] or legal
+            if len(legal) == 1:
+                return legal[0]
+            top = max(scores.values())
+            bias = {k: self.prior_weight * (v - top) / REWARD_SCALE for k, v in scores.items()}
         base = determinize(view.raw, self.rng)
-        return self._search(base, view.seat, lambda: self._sample(base, view.seat), legal)
+        return self._search(base, view.seat, lambda: self._sample(base, view.seat), legal, bias)
 
     def _sample(self, base: Deal, seat: int) -> Deal:
         deal = base.copy()
         deal.redeal_unseen(seat, self.rng)
         return deal
 
-    def _search(self, base: Deal, seat: int, sample: Callable[[], Deal], legal: list[Move]) -> Move:
+    def _search(
+        self,
+        base: Deal,
+        seat: int,
+        sample: Callable[[], Deal],
+        legal: list[Move],
+        bias: dict[object, float] | None = None,
+    ) -> Move:
+        """UCB search; `bias` (root moves' prior, <= 0) steers the root's early visits:
+        its moves are tried best first and its term fades as visits grow."""
         assert self.budget is not None
         rng = self.rng
         root = _Node()
@@ -170,7 +197,10 @@ class IsmctsBot(Bot):
                     else:
                         entry[1].avail += 1
                 if untried:
-                    move = untried[rng.randrange(len(untried))]
+                    if bias is not None and node is root:
+                        move = max(untried, key=lambda m: bias.get(m.key, -1.0))
+                    else:
+                        move = untried[rng.randrange(len(untried))]
                     child = _Node()
                     child.avail = 1
                     children[move.key] = (move, child)
@@ -183,6 +213,8 @@ class IsmctsBot(Bot):
                 for m in moves:
                     ch = children[m.key][1]
                     value = ch.total / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                    if bias is not None and node is root:
+                        value += bias.get(m.key, -1.0) * 10.0 / (ch.visits + 1) ** 0.5
                     if value > best_value:
                         best_value, move, child = value, m, ch
                 deal.play(move)
