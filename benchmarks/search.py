@@ -4,7 +4,7 @@
 
 ISMCTS is timed from the first move of 4-player smazzate (preset cirulla) on one
 core: the determinization, then the iterations. The arena figure is whole
-smazzate played by random and by greedy bots through views, as the arena does.
+smazzate played by random, greedy and expert bots through views, as the arena does.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def main() -> None:
         f"ismcts: {total_it / total_s:,.0f} iterations/s from the first move "
         f"({args.positions} positions, {args.iterations} iterations each)"
     )
-    for name in ("random", "greedy"):
+    for name in ("random", "greedy", "expert"):
         moves = 0
         start = time.perf_counter()
         for k in range(args.deals):

@@ -220,19 +220,3 @@ def test_expert_beats_greedy_over_paired_smazzate() -> None:
     sd = math.sqrt(sum((x - mean) ** 2 for x in margins) / (n - 1))
     low = mean - 1.96 * sd / math.sqrt(n)
     assert low > 0, f"expert - greedy = {mean:+.2f} points per smazzata, 95% from {low:+.2f}"
-
-
-def test_moves_are_fast() -> None:
-    import time
-
-    deal = Deal(Rules.preset("cirulla"), 4, 0, seed=5)
-    bot = expert()
-    spent = 0.0
-    moves = 0
-    while not deal.is_over:
-        start = time.perf_counter()
-        move = choose_move(bot, deal)
-        spent += time.perf_counter() - start
-        moves += 1
-        deal.play(move)
-    assert spent / moves < 0.005
