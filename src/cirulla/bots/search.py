@@ -20,8 +20,7 @@ from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
 from .base import Bot, Budget, OmniscientBot, SeatView
-from .evaluate import CARD_WEIGHT, SCOPA, move_gain, sweepable
-from .simple import SWEEP_RISK
+from .simple import greedy_score
 
 __all__ = ["CheaterBot", "IsmctsBot", "PimcBot", "playout", "reward"]
 
@@ -30,16 +29,14 @@ REWARD_SCALE: Final = 10.0  # points per smazzata that count as one unit for UCB
 
 
 def _policy_move(deal: Deal, legal: list[Move]) -> Move:
-    """The playouts' greedy choice: declare when possible, else the best take or the
-    cheapest lay, minus the risk of a sweep by the next player's cards in this
-    determinization; cheap enough to call at every step of every playout."""
-    table = deal._table
-    values = deal._tkey
-    size = len(table)
-    last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
+    """The playouts' greedy choice (greedy's own score), declaring when it can; the sweep
+    risk is judged on the next player's cards in this determinization."""
     seat = deal.to_move
     assert seat is not None
     threats = {c.value for c in deal._hands[deal._next_seat[seat]]}
+    values = deal._tkey
+    table = deal._table
+    last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
     best = legal[0]
     best_score = -1e9
     for move in legal:
@@ -47,22 +44,7 @@ def _policy_move(deal: Deal, legal: list[Move]) -> Move:
             if move.kind == "declare":
                 return move
             continue
-        card = move.card
-        assert card is not None
-        if move.captured:
-            score = move_gain(move)
-            if len(move.captured) == size:
-                if not last:
-                    score += SCOPA
-                left: tuple[int, ...] = ()
-            else:
-                taken = move.captured
-                left = tuple(v for c, v in zip(table, values, strict=True) if c not in taken)
-        else:
-            score = -0.5 * CARD_WEIGHT[card.id]
-            left = (*values, card.value)
-        if left and not last and sweepable(left, threats):
-            score -= SWEEP_RISK
+        score = greedy_score(move, values, table, threats, last)
         if score > best_score:
             best, best_score = move, score
     return best
