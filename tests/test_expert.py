@@ -14,7 +14,7 @@ from conftest import PRESET_PLAYERS, stack
 
 from cirulla import Card, Deal, Rules, bots
 from cirulla.bots import Bot, choose_move, play_deal
-from cirulla.bots.expert import ExpertBot, chance_of_none, expected_best, values_lacking
+from cirulla.bots.expert import ExpertBot, chance_of_none, expected_best
 
 if "expert" not in bots.names():  # the lead registers it in bots/__init__.py
     bots.register("expert", ExpertBot)
@@ -106,16 +106,6 @@ def test_expected_best_takes_the_best_card_held() -> None:
     # 5 without the ace, one neither.
     best, nothing = expected_best(gains, counts, 2, 4)
     assert best == pytest.approx(2.0 * 3 / 6 + 1.0 * 2 / 6) and nothing == pytest.approx(1 / 6)
-
-
-def test_a_player_who_lays_a_card_holds_nothing_that_could_capture() -> None:
-    # Seat 1 lays the 2 of clubs on KD QC JS 6C: any ace would have had to take it all
-    # (P4, P6), a K, Q, J or 6 its equal, a 5 or 6 a fifteen...: seat 1 holds none.
-    deal = first_turn(["2C", "3C", "4C"], ["KD", "QC", "JS", "6C"])
-    deal.play("2C")
-    lacking = values_lacking(bots.SeatView(deal.view(2)))
-    assert 1 in lacking[1] and 10 in lacking[1] and 6 in lacking[1]
-    assert 3 not in lacking[1] and 4 not in lacking[1]  # it still holds the 3 and the 4
 
 
 # ---- know-how -----------------------------------------------------------------------

@@ -31,7 +31,6 @@ __all__ = [
     "chance_of_none",
     "declaration_cost",
     "expected_best",
-    "values_lacking",
 ]
 
 # How much each idea weighs, in points (the unit of evaluate.py's card weights).
@@ -77,44 +76,6 @@ def expected_best(
         expected += gain * (before - after)
         before = after
     return expected + sure * before, before
-
-
-def values_lacking(view: SeatView) -> dict[int, frozenset[int]]:
-    """The values each seat cannot hold now, by the forced capture (P6, SC3).
-
-    A player who lays a card down without capturing holds no card that could
-    have captured on that table: onto a table with no ace, no ace at all. What
-    it learned lasts until the seat is dealt new cards. Nothing is learned when
-    captures may be declined, nor while the matta lies on the table (its value
-    may have been named).
-    """
-    rules = view.rules
-    if rules.may_decline_capture:
-        return {}
-    matta = rules.matta()
-    scopa, ace = rules.is_scopa, rules.ace_choice
-    table: list[Card] = []
-    lacking: dict[int, set[int]] = {}
-    for event in view.history:
-        kind = event["type"]
-        if kind == "deal":
-            lacking.clear()
-            if "table" in event:
-                table = [Card.parse(c) for c in event["table"]]
-        elif kind == "dealer_bonus":
-            table = []
-        elif kind == "play":
-            card = Card.parse(event["card"])
-            if event["captured"]:
-                gone = {Card.parse(c) for c in event["captured"]}
-                table = [c for c in table if c not in gone]
-                continue
-            if table and matta not in table:
-                caps = captures_by_value(tuple(c.value for c in table), scopa, ace)
-                seen = lacking.setdefault(int(event["seat"]), set())
-                seen.update(v for v in range(1, 11) if caps[v])
-            table.append(card)
-    return {seat: frozenset(values) for seat, values in lacking.items()}
 
 
 class TableKnowledge:
@@ -206,7 +167,6 @@ class _Position:
         sizes = view.stages
         stage = view.stage
         self.next_size = sizes[stage + 1] if stage + 1 < len(sizes) else 0
-        self.lacking = values_lacking(view)
         self.lookahead = self.ahead(len(self.hand) - 1)
 
     # ---- values --------------------------------------------------------------------
@@ -222,7 +182,7 @@ class _Position:
     def hand_of(self, seat: int) -> tuple[list[Card], int, list[int], int]:
         """`seat`'s cards we know (declared, or a partner's shown hand), how many more it
         will hold at its next turn, and the unseen cards they are drawn from (counts by
-        value, and in all): the values it showed it lacks left out."""
+        value, and in all)."""
         view = self.view
         known = view.known_hand(seat)
         count = view.hand_count(seat)
@@ -232,12 +192,6 @@ class _Position:
             return known, 0, self.counts, self.pool
         public = view.declared(seat)
         drawn = max(0, count - len(public))
-        lacking = self.lacking.get(seat)
-        if lacking:
-            counts = [0 if v in lacking else n for v, n in enumerate(self.counts)]
-            pool = self.pool - sum(self.counts) + sum(counts)
-            if pool >= drawn:
-                return public, drawn, counts, pool
         return public, drawn, self.counts, self.pool
 
     def reply(self, seat: int, kn: TableKnowledge, sweep_counts: bool) -> tuple[float, float]:
