@@ -425,7 +425,11 @@ class Deal:
         return legal[:]
 
     def _update_special(self, seat: int) -> None:
-        # With hands of more than three cards a bonus set may turn up at any turn (CR3).
+        # With hands of more than three cards a bonus set may turn up at any turn (CR3);
+        # with fewer than three cards in a three-card stage none can.
+        if not self._big and len(self._hands[seat]) < 3:
+            self._special[seat] = bool(self._pending[seat])
+            return
         self._special[seat] = self._big or bool(self._pending[seat]) or self._may_declare(seat)
 
     def _may_declare(self, seat: int) -> bool:
@@ -728,7 +732,8 @@ class Deal:
             if other not in seen:
                 pending = self._pending[other]
                 pool += [c for c in hand if c not in pending]
-        rng.shuffle(pool)
+        draw = rng.random
+        pool.sort(key=lambda _: draw())  # a uniform shuffle, cheaper than rng.shuffle here
         for other, hand in enumerate(self._hands):
             if other not in seen:
                 pending = self._pending[other]
@@ -739,7 +744,8 @@ class Deal:
         self._legal = None
         if not self._scopa and self._phase != _OVER:
             for other in range(self.players):
-                self._update_special(other)
+                if other not in seen:  # the hands that changed
+                    self._update_special(other)
 
     def __repr__(self) -> str:
         state = "over" if self.is_over else f"seat {self.to_move} to move"
