@@ -143,3 +143,21 @@ def test_determinize_is_reproducible_for_a_seed() -> None:
     b = determinize(view, random.Random(3))
     assert [a.hand(s) for s in range(4)] == [b.hand(s) for s in range(4)]
     assert cirulla.perft(a, 2) == cirulla.perft(b, 2)
+
+
+def test_redeal_unseen_draws_hidden_cards_uniformly() -> None:
+    deal = Deal(Rules.preset("cirulla"), 4, 0, seed=12)
+    seat = deal.to_move
+    hidden = unseen_cards(deal.view(seat))
+    counts: Counter[Card] = Counter()
+    trials = 3000
+    rng = random.Random(6)
+    other = (seat + 1) % 4
+    for _ in range(trials):
+        copy = deal.copy()
+        copy.redeal_unseen(seat, rng)
+        counts.update(copy.hand(other))
+    expected = trials * 3 / len(hidden)
+    assert set(counts) == set(hidden)
+    for card in hidden:
+        assert abs(counts[card] - expected) < 5 * expected**0.5, card
