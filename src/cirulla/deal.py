@@ -732,8 +732,7 @@ class Deal:
             if other not in seen:
                 pending = self._pending[other]
                 pool += [c for c in hand if c not in pending]
-        draw = rng.random
-        pool.sort(key=lambda _: draw())  # a uniform shuffle, cheaper than rng.shuffle here
+        rng.shuffle(pool)
         for other, hand in enumerate(self._hands):
             if other not in seen:
                 pending = self._pending[other]
