@@ -12,14 +12,17 @@ from cirulla import Card, Deal, Move, Rules
 
 #: Every preset with every player count it allows (Scopa 2 or 4, Luzzati not 3,
 #: Cirullone 4): the sources' tables, written out rather than asked of the engine.
-PRESET_PLAYERS = [
-    (name, n)
-    for name in Rules.presets()
-    for n in (2, 3, 4)
-    if not (name == "scopa" and n == 3)
-    and not (name == "luzzati" and n == 3)
-    and not (name.startswith("cirullone") and n != 4)
-]
+PRESET_PLAYER_COUNTS: dict[str, tuple[int, ...]] = {
+    "cirulla": (2, 3, 4),
+    "pagat": (2, 3, 4),
+    "luzzati": (2, 4),
+    "dossena": (2, 3, 4),
+    "scopa": (2, 4),
+    "cirullone": (4,),
+    "cirullone-6-3": (4,),
+    "cirullone-3-6": (4,),
+}
+PRESET_PLAYERS = [(name, n) for name, counts in PRESET_PLAYER_COUNTS.items() for n in counts]
 
 
 def stack(

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from conftest import PRESET_PLAYER_COUNTS
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
@@ -94,14 +95,7 @@ CONFIGS: list[tuple[str, Rules, int]] = [
 # Cirullone 4 only, Luzzati 2 or 4, carte_scoperte 4), written out rather than asked of
 # the engine, so a wrongly refused combination cannot silently drop out of the tests.
 EXPECTED_PLAYERS = {
-    "cirulla": (2, 3, 4),
-    "pagat": (2, 3, 4),
-    "luzzati": (2, 4),
-    "dossena": (2, 3, 4),
-    "scopa": (2, 4),
-    "cirullone": (4,),
-    "cirullone-6-3": (4,),
-    "cirullone-3-6": (4,),
+    **PRESET_PLAYER_COUNTS,
     "carte_scoperte": (4,),
     "declare_all_at_once": (4,),
     "cirullone+declare_at_deal": (4,),

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from conftest import PRESET_PLAYER_COUNTS
 
 import cirulla
 from cirulla import Deal, Rules
@@ -334,16 +335,7 @@ def test_B10_dossena_combines_with_options_that_do_not_touch_its_scores(other: s
 
 # ---- player counts (D1, SC1, CR1, O2, D7, E3) -----------------------------------------------
 
-ALLOWED: dict[str, tuple[int, ...]] = {
-    "cirulla": (2, 3, 4),
-    "pagat": (2, 3, 4),
-    "luzzati": (2, 4),
-    "dossena": (2, 3, 4),
-    "scopa": (2, 4),
-    "cirullone": (4,),
-    "cirullone-6-3": (4,),
-    "cirullone-3-6": (4,),
-}
+ALLOWED = PRESET_PLAYER_COUNTS
 REASON = {
     "luzzati": "luzzati",
     "scopa": "scopa",
