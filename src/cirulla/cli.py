@@ -1,4 +1,4 @@
-"""The `cirulla` command: rules, deal, game, replay, play, arena (serve comes later)."""
+"""The `cirulla` command: serve, rules, deal, game, replay, play, arena, verify."""
 
 from __future__ import annotations
 
@@ -171,7 +171,11 @@ def _parser() -> argparse.ArgumentParser:
 
     from .bots.arena import add_cli as add_arena
     from .play import add_cli as add_play
+    from .server import add_cli as add_serve
+    from .verify import add_cli as add_verify
 
+    add_serve(sub)
+    add_verify(sub)
     add_play(sub)
     add_arena(sub)
     return parser

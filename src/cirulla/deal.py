@@ -142,6 +142,15 @@ class Deal:
         use `view(seat)` or `events_for(seat)` to show them to someone)."""
         return [self._event_dict(e) for e in self._log]
 
+    @property
+    def event_count(self) -> int:
+        """How many events the smazzata has had: `events_from(n)` gives those after."""
+        return len(self._log)
+
+    def events_from(self, start: int) -> list[dict[str, Any]]:
+        """The events from index `start` on (what one move or deal added)."""
+        return [self._event_dict(e) for e in self._log[start:]]
+
     def events_for(self, seat: int | object | None) -> list[dict[str, Any]]:
         """The events as `seat` may see them (`None`: a spectator)."""
         from .views import filter_event

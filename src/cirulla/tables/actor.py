@@ -1,0 +1,492 @@
+"""One asyncio actor per table: it alone changes the table, one command at a time.
+
+A command is checked against the state, written as log records, appended to the
+store in one transaction, and only then folded into the state and sent to the
+table's subscribers, each filtered for that subscriber's seat. What happens by
+itself (dealing, revealing seeds, bots' moves, automatic declarations, clocks
+running out) goes through the same path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets as _secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from ..bots import Bot
+from ..bots.base import SeatView
+from ..bots.levels import level_bot
+from ..bots.simple import best_declaration
+from ..eventlog import LogRecord
+from ..game import derived_seed
+from ..record import game_record
+from ..shuffle import SHUFFLE_VERSION
+from .state import Seat, TableError, TableState, commitment
+
+__all__ = ["Subscriber", "TableActor", "TableStore", "now_ms"]
+
+log = logging.getLogger("cirulla.table")
+
+#: Events kept for a reconnecting client; one further behind gets a full view instead.
+REPLAY_LIMIT = 400
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Subscriber(Protocol):
+    """A client watching a table (seated or not). `deliver` must not block."""
+
+    user: str | None
+
+    def deliver(self, frame: dict[str, Any]) -> None: ...
+
+
+class TableStore(Protocol):
+    """What a table needs of the store (cirulla.store.Store has it)."""
+
+    async def append(
+        self,
+        table_id: str,
+        records: Any,
+        *,
+        status: str | None = None,
+        seats: Any = None,
+        secrets: Any = None,
+    ) -> None: ...
+
+    async def save_record(self, table_id: str, record: dict[str, Any], players: Any) -> None: ...
+
+
+class TableActor:
+    """Owns one table's state; see the module docstring."""
+
+    def __init__(
+        self,
+        state: TableState,
+        records: list[LogRecord],
+        store: TableStore,
+        *,
+        bot_delay: float = 0.8,
+        grace: float = 1.0,
+        deal_pause: float = 2.0,
+        on_change: Callable[[TableActor], None] | None = None,
+        seat_rows: Callable[[TableState], Any] | None = None,
+        players_of: Callable[[TableState], Any] | None = None,
+    ) -> None:
+        self.state = state
+        self.records = records
+        self.store = store
+        self.bot_delay = bot_delay
+        self.grace_ms = int(grace * 1000)
+        self.deal_pause = deal_pause
+        self.on_change = on_change
+        self._seat_rows = seat_rows
+        self._players_of = players_of
+        self.subscribers: set[Subscriber] = set()
+        self._lock = asyncio.Lock()
+        self._bots: dict[int, Bot] = {}
+        self._timer: asyncio.Task[None] | None = None
+        self._turn_started = now_ms()  # when the seat to move began (restarted on restore)
+        self._closed = False
+
+    @property
+    def id(self) -> str:
+        return self.state.id
+
+    # ---- subscribers ----------------------------------------------------------------
+    def viewer(self, sub: Subscriber) -> int | None:
+        return None if sub.user is None else self.state.seat_of(sub.user)
+
+    def subscribe(self, sub: Subscriber, since: int | None) -> None:
+        """Watch the table; send what `sub` missed since version `since` (or a full view)."""
+        self.subscribers.add(sub)
+        viewer = self.viewer(sub)
+        st = self.state
+        if since is not None and st.version - REPLAY_LIMIT <= since < st.version:
+            missed = self.records[since:]
+            for i, rec in enumerate(missed):
+                frame = self._event_frame(rec, viewer)
+                if i == len(missed) - 1:
+                    frame["view"] = st.view(viewer)
+                sub.deliver(frame)
+        elif since != st.version:
+            sub.deliver(
+                {"type": "sync", "table": st.id, "version": st.version, "view": st.view(viewer)}
+            )
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        self.subscribers.discard(sub)
+
+    def _event_frame(self, rec: LogRecord, viewer: int | None) -> dict[str, Any]:
+        return {
+            "type": "event",
+            "table": self.state.id,
+            "version": rec.version,
+            "event": self.state.public_record(rec, viewer),
+        }
+
+    def _broadcast(self, new: list[LogRecord]) -> None:
+        for sub in list(self.subscribers):
+            viewer = self.viewer(sub)
+            for i, rec in enumerate(new):
+                frame = self._event_frame(rec, viewer)
+                if i == len(new) - 1:
+                    frame["view"] = self.state.view(viewer)
+                sub.deliver(frame)
+
+    # ---- commands from players --------------------------------------------------------
+    async def sit(self, user: str, name: str, seat: int | None, auto_declare: bool) -> int:
+        async with self._lock:
+            st = self._open_table()
+            if st.seat_of(user) is not None:
+                raise TableError("already_seated", "you already have a seat at this table")
+            free = [i for i, s in enumerate(st.seats) if s is None]
+            if not free:
+                raise TableError("table_full", "every seat at this table is taken")
+            if seat is None:
+                seat = free[0]
+            elif (
+                not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(st.seats)
+            ):
+                raise TableError("bad_seat", f"seat must be 0 to {len(st.seats) - 1}")
+            elif st.seats[seat] is not None:
+                raise TableError("seat_taken", f"seat {seat} is taken")
+            data = {
+                "seat": seat,
+                "user": user,
+                "name": name,
+                "bot": None,
+                "auto_declare": auto_declare,
+            }
+            return await self._commit([("sat", data)])
+
+    async def stand(self, user: str) -> int:
+        async with self._lock:
+            st = self._open_table()
+            seat = st.seat_of(user)
+            if seat is None:
+                raise TableError("not_seated", "you have no seat at this table")
+            steps: list[tuple[str, dict[str, Any]]] = [("stood", {"seat": seat})]
+            if all(s is None or s.bot is not None or i == seat for i, s in enumerate(st.seats)):
+                steps.append(("closed", {"reason": "no players left"}))
+            return await self._commit(steps)
+
+    async def play(self, user: str, notation: Any) -> int:
+        async with self._lock:
+            st = self.state
+            seat = st.seat_of(user)
+            if seat is None:
+                raise TableError("not_seated", "you have no seat at this table")
+            if st.status != "playing":
+                raise TableError("not_playing", "the partita is not being played")
+            if st.to_move == seat and self._overdue(seat):
+                await self._forfeit(seat, "timeout")
+                raise TableError("timeout", "your time ran out before the move arrived")
+            move = st.check_move(seat, notation)
+            clock = self._charge(seat)
+            data = {"deal": st.deals_started - 1, "seat": seat, "move": str(move), "by": "player"}
+            return await self._commit([("move", {**data, "clock": clock})])
+
+    async def abandon(self, user: str) -> int:
+        async with self._lock:
+            seat = self.state.seat_of(user)
+            if seat is None:
+                raise TableError("not_seated", "you have no seat at this table")
+            if self.state.status != "playing":
+                raise TableError("not_playing", "the partita is not being played")
+            return await self._forfeit(seat, "abandon")
+
+    async def set_auto_declare(self, user: str, on: bool) -> None:
+        """A player's option changes in the middle of a partita (not logged: it moves nothing)."""
+        async with self._lock:
+            seat = self.state.seat_of(user)
+            if seat is not None:
+                s = self.state.seats[seat]
+                assert s is not None
+                s.auto_declare = on
+
+    # ---- helpers of commands ------------------------------------------------------------
+    def _open_table(self) -> TableState:
+        st = self.state
+        if st.status != "open":
+            raise TableError("table_started", "the partita at this table has begun or ended")
+        return st
+
+    def _deadline(self, seat: int) -> int | None:
+        """When the seat to move runs out of time (ms since the epoch), or None for no clock."""
+        cfg = self.state.config
+        limits = []
+        if cfg.move_seconds is not None:
+            limits.append(int(cfg.move_seconds * 1000))
+        left = self.state.clocks[seat]
+        if left is not None:
+            limits.append(left)
+        if not limits:
+            return None
+        return self._turn_started + min(limits) + self.grace_ms
+
+    def _overdue(self, seat: int) -> bool:
+        deadline = self._deadline(seat)
+        return deadline is not None and now_ms() > deadline
+
+    def _charge(self, seat: int) -> int | None:
+        """The seat's partita clock after this move: network lag up to the grace is free."""
+        left = self.state.clocks[seat]
+        if left is None:
+            return None
+        used = max(0, now_ms() - self._turn_started - self.grace_ms)
+        return max(0, left - used)
+
+    async def _forfeit(self, seat: int, reason: str) -> int:
+        side = self.state.side_of(seat)
+        return await self._commit([("forfeit", {"seat": seat, "side": side, "reason": reason})])
+
+    # ---- writing ------------------------------------------------------------------------
+    async def _commit(
+        self, steps: list[tuple[str, dict[str, Any]]], pause_over: bool = False
+    ) -> int:
+        """Write `steps` and whatever follows from them by itself, in one transaction."""
+        st = self.state
+        before = (st.to_move, st.deals_started)
+        new: list[LogRecord] = []
+        secrets: dict[int, int] = {}
+        try:
+            for kind, data in steps:
+                self._add(new, kind, data)
+            self._follow_on(new, secrets, pause_over)
+            if not new:
+                return st.version
+            status = st.status
+            seats = self._seat_rows(st) if self._seat_rows is not None else None
+            await self.store.append(st.id, new, status=status, seats=seats, secrets=secrets)
+        except BaseException:
+            self._rollback()
+            raise
+        self.records.extend(new)
+        for rec in new:
+            log.info(
+                "table event",
+                extra={
+                    "table": st.id,
+                    "version": rec.version,
+                    "event": rec.type,
+                    **_log_fields(rec),
+                },
+            )
+        if st.status == "finished":
+            await self._save_record()
+        if (st.to_move, st.deals_started) != before:
+            self._turn_started = now_ms()
+        self._broadcast(new)
+        self._schedule()
+        if self.on_change is not None:
+            self.on_change(self)
+        return st.version
+
+    def _add(self, new: list[LogRecord], kind: str, data: dict[str, Any]) -> None:
+        prev = new[-1] if new else self.state.last
+        assert prev is not None
+        rec = prev.next(kind, data, max(now_ms(), prev.at))
+        self.state.apply(rec)
+        new.append(rec)
+
+    def _follow_on(
+        self, new: list[LogRecord], secrets: dict[int, int], pause_over: bool = False
+    ) -> None:
+        """Records the table writes by itself after `new`: start, deal, reveal, end,
+        and automatic declarations of players who want them."""
+        st = self.state
+        for _ in range(64):
+            need = st.needs()
+            if need == "start":
+                self._add(new, "started", {})
+                self._commit_deal(new, secrets)
+            elif need == "reveal":
+                k = st.deals_started - 1
+                self._add(new, "revealed", {"deal": k, "seed": st.secrets[k]})
+            elif need == "end":
+                game = st.game
+                assert game is not None
+                result = {"winner": game.winner, "totals": game.totals, "reason": game.end_reason}
+                self._add(new, "ended", result)
+            elif need == "commit" and (pause_over or self.deal_pause <= 0):
+                self._commit_deal(new, secrets)
+                pause_over = False
+            elif (auto := self._auto_declaration()) is not None:
+                seat, move = auto
+                data = {"deal": st.deals_started - 1, "seat": seat, "move": move, "by": "auto"}
+                self._add(new, "move", {**data, "clock": st.clocks[seat]})
+            else:
+                return
+
+    def _commit_deal(self, new: list[LogRecord], secrets: dict[int, int]) -> None:
+        st = self.state
+        k = st.deals_started
+        seed = _secrets.randbits(128)
+        st.secrets[k] = seed
+        secrets[k] = seed
+        data = {"deal": k, "commitment": commitment(seed), "shuffle": SHUFFLE_VERSION}
+        self._add(new, "committed", data)
+
+    def _auto_declaration(self) -> tuple[int, str] | None:
+        """The declaration the server makes for a player with automatic declaration (B8)."""
+        st = self.state
+        seat = st.to_move
+        if seat is None:
+            return None
+        who = st.seats[seat]
+        if who is None or who.bot is not None or not who.auto_declare:
+            return None
+        moves = st.legal_moves(seat)
+        if not any(m.kind in ("declare", "pass") for m in moves):
+            return None
+        assert st.game is not None
+        best = best_declaration(moves, SeatView(st.game.deal.view(seat)))
+        if best is not None:
+            return seat, str(best)
+        if all(m.kind in ("declare", "pass") for m in moves):
+            passes = [m for m in moves if m.kind == "pass"]
+            if passes:
+                return seat, str(passes[0])
+        return None
+
+    def _rollback(self) -> None:
+        """Back to what the stored log says (after a failed write)."""
+        secrets = dict(self.state.secrets)
+        seats = {i: s.auto_declare for i, s in enumerate(self.state.seats) if s is not None}
+        self.state = TableState.from_log(self.state.id, self.records, secrets)
+        for i, on in seats.items():
+            s = self.state.seats[i]
+            if s is not None:
+                s.auto_declare = on
+
+    async def _save_record(self) -> None:
+        st = self.state
+        assert st.game is not None
+        record = {
+            "format": "cirulla.table/1",
+            "table": st.id,
+            "config": st.config.model_dump(mode="json"),
+            "seats": [
+                None if s is None else {"seat": i, **s.public()} for i, s in enumerate(st.seats)
+            ],
+            "game": game_record(st.game),
+            "log": [r.to_dict() for r in self.records],
+        }
+        players = self._players_of(st) if self._players_of is not None else []
+        await self.store.save_record(st.id, record, players)
+
+    # ---- what happens by itself: bots, clocks, the pause between deals -------------------
+    def _schedule(self) -> None:
+        if self._timer is not None and self._timer is not asyncio.current_task():
+            self._timer.cancel()
+        self._timer = None
+        if self._closed:
+            return
+        st = self.state
+        version = st.version
+        if st.needs() == "commit":
+            self._timer = asyncio.create_task(
+                self._later(self.deal_pause, version, self._next_deal)
+            )
+            return
+        seat = st.to_move
+        if seat is None:
+            return
+        who = st.seats[seat]
+        assert who is not None
+        if who.bot is not None:
+            self._timer = asyncio.create_task(self._later(self.bot_delay, version, self._bot_move))
+            return
+        deadline = self._deadline(seat)
+        if deadline is not None:
+            delay = max(0.0, (deadline - now_ms()) / 1000 + 0.01)
+            self._timer = asyncio.create_task(self._later(delay, version, self._time_out))
+
+    async def _later(
+        self, delay: float, version: int, action: Callable[[], Awaitable[None]]
+    ) -> None:
+        await asyncio.sleep(delay)
+        async with self._lock:
+            if self.state.version != version or self._closed:
+                return
+            try:
+                await action()
+            except TableError:
+                log.exception("table %s: automatic step failed", self.state.id)
+            except Exception:
+                log.exception("table %s: automatic step failed; retrying", self.state.id)
+                self._retry(version)
+
+    def _retry(self, version: int) -> None:
+        """A failed write (database down): try the same step again a little later."""
+        self._timer = asyncio.create_task(self._again(version))
+
+    async def _again(self, version: int) -> None:
+        await asyncio.sleep(1.0)
+        async with self._lock:
+            if self.state.version == version:
+                self._schedule()
+
+    async def _next_deal(self) -> None:
+        await self._commit([], pause_over=True)
+
+    async def _bot_move(self) -> None:
+        st = self.state
+        seat = st.to_move
+        assert seat is not None and st.game is not None
+        who = st.seats[seat]
+        assert who is not None and who.bot is not None
+        bot = self._bots.get(seat)
+        if bot is None:
+            seed = derived_seed(int(st.id.encode().hex(), 16) % (1 << 63), "bot", seat)
+            bot = self._bots[seat] = level_bot(who.bot, seed=seed)
+        view = SeatView(st.game.deal.view(seat))  # a bot sees a seat's view, nothing more
+        move = await asyncio.to_thread(bot.choose, view)
+        data = {"deal": st.deals_started - 1, "seat": seat, "move": str(move), "by": "bot"}
+        await self._commit([("move", {**data, "clock": None})])
+
+    async def _time_out(self) -> None:
+        seat = self.state.to_move
+        if seat is not None and self._overdue(seat):
+            await self._forfeit(seat, "timeout")
+        else:
+            self._schedule()
+
+    def resume(self) -> None:
+        """Start the timers of a table rebuilt from its log (the turn's clock restarts now)."""
+        self._turn_started = now_ms()
+        self._schedule()
+
+    async def catch_up(self) -> None:
+        """Write what a table rebuilt after a crash still owed (a reveal, the end, a deal)."""
+        async with self._lock:
+            if self.state.needs() in ("start", "reveal", "end"):
+                await self._commit([])
+            self.resume()
+
+    def close(self) -> None:
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def seat_for(self, seat: int) -> Seat | None:
+        return self.state.seats[seat]
+
+
+def _log_fields(rec: LogRecord) -> dict[str, Any]:
+    data = rec.data
+    out: dict[str, Any] = {}
+    for key in ("seat", "move", "deal", "reason", "winner"):
+        if key in data:
+            out[f"ev_{key}"] = data[key]
+    return out
+
+
+def new_table_id() -> str:
+    return _secrets.token_urlsafe(8)

@@ -1,0 +1,283 @@
+"""Every table of this server: creating them, rebuilding them at start-up, the lobby list."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import secrets as _secrets
+from typing import Any
+
+from ..eventlog import LogRecord
+from ..shuffle import SHUFFLE_VERSION
+from ..store import RecordPlayer, SeatRow, Store
+from .actor import Subscriber, TableActor, now_ms
+from .config import TableConfig
+from .state import TableError, TableState
+
+__all__ = ["TableManager", "invite_hash"]
+
+log = logging.getLogger("cirulla.tables")
+
+#: How long a finished or closed table stays reachable for its clients.
+LINGER_SECONDS = 600.0
+
+
+def invite_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _seat_rows(state: TableState) -> list[SeatRow]:
+    return [
+        SeatRow(seat=i, user_id=s.user, bot=s.bot, name=s.name)
+        for i, s in enumerate(state.seats)
+        if s is not None
+    ]
+
+
+def _players_of(state: TableState) -> list[RecordPlayer]:
+    winner = state.game.winner if state.game is not None else None
+    out = []
+    for i, s in enumerate(state.seats):
+        if s is not None and s.user is not None:
+            side = state.side_of(i)
+            out.append(
+                RecordPlayer(
+                    user_id=s.user,
+                    seat=i,
+                    side=side,
+                    won=None if winner is None else side == winner,
+                )
+            )
+    return out
+
+
+class TableManager:
+    """The tables in play on this node and the lobby's subscribers."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        bot_delay: float = 0.8,
+        grace: float = 1.0,
+        deal_pause: float = 2.0,
+        test_mode: bool = False,
+    ) -> None:
+        self.store = store
+        self.bot_delay = bot_delay
+        self.grace = grace
+        self.deal_pause = deal_pause
+        self.test_mode = test_mode
+        self.tables: dict[str, TableActor] = {}
+        self.invites: dict[str, str | None] = {}  # table -> invite hash (private tables)
+        self.lobby_subscribers: set[Subscriber] = set()
+        self.lobby_version = 0
+        self._lobby_pending = False
+        self._reapers: set[asyncio.Task[None]] = set()
+
+    def _actor(self, state: TableState, records: list[LogRecord]) -> TableActor:
+        actor = TableActor(
+            state,
+            records,
+            self.store,
+            bot_delay=self.bot_delay,
+            grace=self.grace,
+            deal_pause=self.deal_pause,
+            on_change=self._changed,
+            seat_rows=_seat_rows,
+            players_of=_players_of,
+        )
+        self.tables[state.id] = actor
+        return actor
+
+    # ---- creating and restoring -----------------------------------------------------
+    async def create(
+        self,
+        owner: str,
+        owner_name: str,
+        config: TableConfig,
+        *,
+        seat: int | None = None,
+        auto_declare: bool = True,
+        decks: list[list[str]] | None = None,
+        dealer: int | None = None,
+    ) -> tuple[TableActor, str | None]:
+        """A new table with its bots seated and its creator at `seat` (the first free one
+        if None); returns the actor and, for a private table, the invite token."""
+        if (decks is not None or dealer is not None) and not self.test_mode:
+            raise TableError("test_mode_only", "stacked decks are only for a server in test mode")
+        if seat is not None and (seat in config.bots or not 0 <= seat < config.players):
+            raise TableError("bad_seat", f"seat {seat} is not free at this table")
+        table_id = _secrets.token_urlsafe(8)
+        token = _secrets.token_urlsafe(16) if config.private else None
+        data: dict[str, Any] = {
+            "config": config.model_dump(mode="json"),
+            "owner": owner,
+            "shuffle": SHUFFLE_VERSION,
+        }
+        if decks is not None:
+            data["decks"] = decks
+        if dealer is not None:
+            data["dealer"] = dealer
+        first = LogRecord.first("created", data, now_ms())
+        state = TableState.from_log(table_id, [first])  # checks decks and dealer too
+        if decks is not None:
+            _check_decks(decks, config)
+        await self.store.create_table(
+            table_id,
+            game=config.preset,
+            config=config.model_dump(mode="json"),
+            private=config.private,
+            invite_hash=invite_hash(token) if token else None,
+            owner=owner,
+            first=first,
+        )
+        self.invites[table_id] = invite_hash(token) if token else None
+        actor = self._actor(state, [first])
+        async with actor._lock:
+            steps: list[tuple[str, dict[str, Any]]] = [
+                (
+                    "sat",
+                    {
+                        "seat": s,
+                        "user": None,
+                        "name": _bot_name(level, s),
+                        "bot": level,
+                        "auto_declare": True,
+                    },
+                )
+                for s, level in sorted(config.bots.items())
+            ]
+            free = [i for i in range(config.players) if i not in config.bots]
+            mine = free[0] if seat is None else seat
+            steps.append(
+                (
+                    "sat",
+                    {
+                        "seat": mine,
+                        "user": owner,
+                        "name": owner_name,
+                        "bot": None,
+                        "auto_declare": auto_declare,
+                    },
+                )
+            )
+            await actor._commit(steps)
+        return actor, token
+
+    async def restore(self) -> int:
+        """Rebuild every table that was open or in play when the server stopped."""
+        rows = await self.store.live_tables()
+        for row in rows:
+            records = await self.store.load_log(row.id)
+            secrets = await self.store.load_secrets(row.id)
+            try:
+                state = TableState.from_log(row.id, records, secrets)
+            except (TableError, ValueError) as exc:
+                log.error("table %s cannot be rebuilt from its log: %s", row.id, exc)
+                continue
+            self.invites[row.id] = row.invite_hash
+            actor = self._actor(state, records)
+            await actor.catch_up()
+        log.info("restored %d tables", len(rows))
+        return len(rows)
+
+    # ---- finding ----------------------------------------------------------------------
+    def get(self, table_id: str) -> TableActor:
+        actor = self.tables.get(table_id)
+        if actor is None:
+            raise TableError("unknown_table", f"there is no table {table_id!r}")
+        return actor
+
+    def may_enter(self, table_id: str, user: str | None, invite: str | None) -> bool:
+        """A private table lets in its players and whoever holds the invite."""
+        expected = self.invites.get(table_id)
+        if expected is None:
+            return True
+        actor = self.tables.get(table_id)
+        if actor is not None and user is not None and actor.state.seat_of(user) is not None:
+            return True
+        return invite is not None and _secrets.compare_digest(invite_hash(invite), expected)
+
+    def summary(self, actor: TableActor) -> dict[str, Any]:
+        st = actor.state
+        return {
+            "id": st.id,
+            "name": st.config.name,
+            "preset": st.config.preset,
+            "game": st.rules.game,
+            "players": st.config.players,
+            "status": st.status,
+            "private": st.config.private,
+            "seats": [None if s is None else s.public() for s in st.seats],
+            "move_seconds": st.config.move_seconds,
+            "partita_seconds": st.config.partita_seconds,
+            "target": st.rules.target,
+            "hands": st.rules.hands,
+            "totals": st.game.totals if st.game is not None else None,
+            "version": st.version,
+        }
+
+    def lobby(self) -> list[dict[str, Any]]:
+        """Public tables open or in play, open ones first, newest first."""
+        live = [
+            a
+            for a in self.tables.values()
+            if a.state.status in ("open", "playing") and not a.state.config.private
+        ]
+        live.sort(key=lambda a: (a.state.status != "open", -a.records[0].at))
+        return [self.summary(a) for a in live]
+
+    # ---- lobby updates ------------------------------------------------------------------
+    def subscribe_lobby(self, sub: Subscriber) -> None:
+        self.lobby_subscribers.add(sub)
+        sub.deliver({"type": "lobby", "version": self.lobby_version, "tables": self.lobby()})
+
+    def unsubscribe_lobby(self, sub: Subscriber) -> None:
+        self.lobby_subscribers.discard(sub)
+
+    def _changed(self, actor: TableActor) -> None:
+        if actor.state.status in ("finished", "closed"):
+            self._reap_later(actor)
+        if not self._lobby_pending:  # coalesce a burst of changes into one update
+            self._lobby_pending = True
+            asyncio.get_running_loop().call_later(0.05, self._send_lobby)
+
+    def _send_lobby(self) -> None:
+        self._lobby_pending = False
+        self.lobby_version += 1
+        frame = {"type": "lobby", "version": self.lobby_version, "tables": self.lobby()}
+        for sub in list(self.lobby_subscribers):
+            sub.deliver(frame)
+
+    def _reap_later(self, actor: TableActor) -> None:
+        async def reap() -> None:
+            await asyncio.sleep(LINGER_SECONDS)
+            actor.close()
+            if self.tables.get(actor.id) is actor:
+                del self.tables[actor.id]
+
+        task = asyncio.create_task(reap())
+        self._reapers.add(task)
+        task.add_done_callback(self._reapers.discard)
+
+    def close(self) -> None:
+        for actor in self.tables.values():
+            actor.close()
+        for task in self._reapers:
+            task.cancel()
+
+
+def _bot_name(level: str, seat: int) -> str:
+    return f"bot {level} {seat + 1}"
+
+
+def _check_decks(decks: list[list[str]], config: TableConfig) -> None:
+    from ..deal import Deal
+
+    for deck in decks:
+        try:
+            Deal(config.rules(), config.players, 0, deck=deck)
+        except ValueError as exc:
+            raise TableError("bad_deck", f"stacked deck: {exc}") from None

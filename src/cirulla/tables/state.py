@@ -1,0 +1,360 @@
+"""A table as the fold of its event log: pure, no I/O, no clock of its own.
+
+The table actor decides what happens (a move, a timeout, the next deal) and
+writes it as a log record; this module applies records to the state. Rebuilding
+a table after a crash, on another node, or in `cirulla verify` is folding the
+same records again, so all three always agree with the table that was played.
+
+Record types and their data (every record also has `version` and `at`):
+
+- ``created``   ``{"config": TableConfig, "owner": user id | None, "shuffle": version}``;
+  a table made in test mode may add ``"decks"`` (stacked decks for the first
+  smazzate) and ``"dealer"`` (the first dealer), both public
+- ``sat``       ``{"seat", "user", "name", "bot": level | None, "auto_declare": bool}``
+- ``stood``     ``{"seat"}``
+- ``started``   ``{}``: every seat is taken; the partita begins
+- ``committed`` ``{"deal": k, "commitment": hex, "shuffle": version}``: the SHA-256
+  commitment to smazzata k's secret seed, published before its cards are dealt
+- ``move``      ``{"deal", "seat", "move": notation, "by": "player" | "bot" | "auto",
+  "clock": ms left on the seat's partita clock | None}``
+- ``revealed``  ``{"deal": k, "seed": int}``: the seed, once smazzata k is over
+- ``forfeit``   ``{"seat", "side", "reason": "timeout" | "abandon"}`` (E6)
+- ``ended``     ``{"winner", "totals", "reason"}``
+- ``closed``    ``{"reason"}``: the table shut before its partita began
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ..deal import Deal
+from ..eventlog import LogRecord
+from ..game import Game
+from ..moves import Move, parse_move
+from ..rules import Rules
+from ..shuffle import SHUFFLE_VERSION
+from ..views import filter_event
+from .config import TableConfig
+
+__all__ = ["STATUSES", "Seat", "TableError", "TableState", "commitment"]
+
+STATUSES: Final = ("open", "playing", "finished", "closed")
+
+
+class TableError(ValueError):
+    """A command or record the table cannot take; `code` is for the protocol."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def commitment(seed: int, shuffle: str = SHUFFLE_VERSION) -> str:
+    """The published promise of a deal's seed: SHA-256 of "<shuffle version>:<seed>"."""
+    return hashlib.sha256(f"{shuffle}:{seed}".encode("ascii")).hexdigest()
+
+
+@dataclass(slots=True)
+class Seat:
+    user: str | None
+    name: str
+    bot: str | None = None
+    auto_declare: bool = True
+
+    def public(self) -> dict[str, Any]:
+        return {"user": self.user, "name": self.name, "bot": self.bot}
+
+
+@dataclass(slots=True)
+class TableState:
+    """Everything the log says about one table. `secrets` holds the seeds of deals
+    whose commitments are published but not yet revealed (server side only)."""
+
+    id: str
+    config: TableConfig
+    rules: Rules
+    owner: str | None
+    secrets: dict[int, int] = field(default_factory=dict)
+    version: int = 0
+    last: LogRecord | None = None
+    status: str = "open"
+    seats: list[Seat | None] = field(default_factory=list)
+    game: Game | None = None
+    commitments: dict[int, str] = field(default_factory=dict)
+    revealed: dict[int, int] = field(default_factory=dict)
+    clocks: list[int | None] = field(default_factory=list)  # ms left per seat
+    forfeit: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    # raw engine events each record caused: (deal index, events), by version
+    emitted: dict[int, tuple[int, list[dict[str, Any]]]] = field(default_factory=dict)
+    turn_since: int = 0  # `at` of the record after which the seat to move began its turn
+    decks: list[list[str]] = field(default_factory=list)  # test mode: stacked decks
+    first_dealer: int | None = None  # test mode: the first dealer
+
+    # ---- building -----------------------------------------------------------------
+    @classmethod
+    def from_log(
+        cls, table_id: str, records: list[LogRecord], secrets: dict[int, int] | None = None
+    ) -> TableState:
+        """The table its records describe. Seeds come from `secrets` or `revealed` records."""
+        if not records or records[0].type != "created":
+            raise TableError("bad_log", f"table {table_id}: the log must start with 'created'")
+        known = dict(secrets or {})
+        for rec in records:
+            if rec.type == "revealed":
+                known.setdefault(int(rec.data["deal"]), int(rec.data["seed"]))
+        state = cls.created(table_id, records[0], known)
+        for rec in records[1:]:
+            state.apply(rec)
+        return state
+
+    @classmethod
+    def created(cls, table_id: str, record: LogRecord, secrets: dict[int, int]) -> TableState:
+        config = TableConfig.model_validate(record.data["config"])
+        state = cls(table_id, config, config.rules(), record.data.get("owner"), dict(secrets))
+        state.decks = [list(d) for d in record.data.get("decks", [])]
+        state.first_dealer = record.data.get("dealer")
+        state.seats = [None] * config.players
+        state.clocks = [None] * config.players
+        state.version, state.last, state.turn_since = record.version, record, record.at
+        return state
+
+    # ---- folding ------------------------------------------------------------------
+    def apply(self, rec: LogRecord) -> None:
+        """Fold one record in; TableError (state unchanged) if it cannot follow."""
+        if rec.version != self.version + 1:
+            raise TableError("bad_log", f"record {rec.version} cannot follow {self.version}")
+        handler = getattr(self, f"_on_{rec.type}", None)
+        if handler is None:
+            raise TableError("bad_log", f"unknown record type {rec.type!r}")
+        handler(rec)
+        self.version, self.last = rec.version, rec
+
+    def _on_sat(self, rec: LogRecord) -> None:
+        d = rec.data
+        seat = self._seat_index(d["seat"])
+        if self.status != "open" or self.seats[seat] is not None:
+            raise TableError("bad_log", f"seat {seat} cannot be taken now")
+        self.seats[seat] = Seat(
+            d.get("user"), str(d["name"]), d.get("bot"), d.get("auto_declare", True)
+        )
+
+    def _on_stood(self, rec: LogRecord) -> None:
+        seat = self._seat_index(rec.data["seat"])
+        if self.status != "open":
+            raise TableError("bad_log", "seats are fixed once the partita has begun")
+        self.seats[seat] = None
+
+    def _on_started(self, rec: LogRecord) -> None:
+        if self.status != "open" or any(s is None for s in self.seats):
+            raise TableError("bad_log", "the partita needs every seat taken")
+        self.status = "playing"
+        if self.config.partita_seconds is not None:
+            self.clocks = [int(self.config.partita_seconds * 1000)] * self.config.players
+
+    def _on_committed(self, rec: LogRecord) -> None:
+        k = int(rec.data["deal"])
+        if self.status != "playing" or k != self.deals_started:
+            raise TableError("bad_log", f"deal {k} cannot be committed now")
+        seed = self.secrets.get(k)
+        if seed is None:
+            raise TableError("bad_log", f"the seed of deal {k} is unknown")
+        if commitment(seed, str(rec.data["shuffle"])) != rec.data["commitment"]:
+            raise TableError("bad_log", f"deal {k}: the seed does not match its commitment")
+        if rec.data["shuffle"] != SHUFFLE_VERSION:
+            raise TableError("bad_log", f"unknown shuffle {rec.data['shuffle']!r}")
+        self.commitments[k] = rec.data["commitment"]
+        deck = self.decks[k] if k < len(self.decks) else None
+        if self.game is None:
+            self.game = Game(
+                self.rules,
+                self.config.players,
+                seed=seed,
+                dealer=self.first_dealer,
+                deck=deck,
+                deal_seed=seed,
+            )
+        else:
+            self.game.next_deal(deck=deck, seed=seed)
+        self.emitted[rec.version] = (k, self.game.deal.events_from(0))
+        self.turn_since = rec.at
+
+    def _on_move(self, rec: LogRecord) -> None:
+        d = rec.data
+        deal = self._live_deal()
+        if int(d["deal"]) != self.deals_started - 1 or d["seat"] != deal.to_move:
+            raise TableError("bad_log", f"record {rec.version}: not seat {d['seat']}'s turn")
+        start = deal.event_count
+        deal.play(str(d["move"]))  # IllegalMove leaves the deal unchanged
+        self.emitted[rec.version] = (self.deals_started - 1, deal.events_from(start))
+        if d.get("clock") is not None:
+            self.clocks[d["seat"]] = int(d["clock"])
+        self.turn_since = rec.at
+
+    def _on_revealed(self, rec: LogRecord) -> None:
+        k, seed = int(rec.data["deal"]), int(rec.data["seed"])
+        if k not in self.commitments or k in self.revealed:
+            raise TableError("bad_log", f"deal {k} has no commitment to reveal")
+        if commitment(seed) != self.commitments[k]:
+            raise TableError("bad_log", f"deal {k}: the revealed seed does not match")
+        assert self.game is not None
+        deal = self.game.deals[k]
+        if not deal.is_over and self.forfeit is None:
+            raise TableError("bad_log", f"deal {k} is still being played")
+        self.revealed[k] = seed
+        self.secrets.pop(k, None)
+
+    def _on_forfeit(self, rec: LogRecord) -> None:
+        if self.status != "playing" or self.game is None or self.forfeit is not None:
+            raise TableError("bad_log", "nothing to forfeit")
+        self.game.forfeit(int(rec.data["side"]), rec.data["reason"])
+        self.forfeit = dict(rec.data)
+
+    def _on_ended(self, rec: LogRecord) -> None:
+        if self.game is None or not self.game.is_over:
+            raise TableError("bad_log", "the partita is not over")
+        self.status = "finished"
+        self.result = dict(rec.data)
+
+    def _on_closed(self, rec: LogRecord) -> None:
+        if self.status != "open":
+            raise TableError("bad_log", "only a table not yet started can close")
+        self.status = "closed"
+
+    # ---- facts --------------------------------------------------------------------
+    def _seat_index(self, value: Any) -> int:
+        if (
+            not isinstance(value, int)
+            or isinstance(value, bool)
+            or not 0 <= value < len(self.seats)
+        ):
+            raise TableError("bad_seat", f"seat must be 0 to {len(self.seats) - 1}, not {value!r}")
+        return value
+
+    def _live_deal(self) -> Deal:
+        if self.status != "playing" or self.game is None or self.forfeit is not None:
+            raise TableError("not_playing", "no smazzata is being played at this table")
+        deal = self.game.deal
+        if deal.is_over:
+            raise TableError("not_playing", "the smazzata is over; the next one is coming")
+        return deal
+
+    @property
+    def deals_started(self) -> int:
+        return 0 if self.game is None else len(self.game.deals)
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat whose turn it is, or None (between deals, before or after the partita)."""
+        if self.status != "playing" or self.game is None or self.forfeit is not None:
+            return None
+        return self.game.deal.to_move
+
+    def seat_of(self, user: str) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s is not None and s.user == user:
+                return i
+        return None
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.config.players == 4 else seat
+
+    def legal_moves(self, seat: int) -> list[Move]:
+        """The moves `seat` may make now ([] when it is not that seat's turn)."""
+        if self.to_move != seat:
+            return []
+        assert self.game is not None
+        return self.game.deal.legal_moves()
+
+    def check_move(self, seat: int, notation: Any) -> Move:
+        """The legal move `notation` stands for; TableError saying why not otherwise."""
+        if not isinstance(notation, str):
+            raise TableError("bad_move", "a move must be a string in move notation")
+        deal = self._live_deal()
+        if deal.to_move != seat:
+            raise TableError("not_your_turn", f"it is seat {deal.to_move}'s turn, not yours")
+        try:
+            move = parse_move(notation)
+        except ValueError as exc:
+            raise TableError("bad_move", str(exc)) from None
+        if move not in deal.legal_moves():
+            from ..explain import why_illegal
+
+            raise TableError("illegal_move", why_illegal(deal, move))
+        return move
+
+    def needs(self) -> str | None:
+        """What the table must do next on its own: 'start', 'reveal', 'commit', 'end' or None."""
+        if self.status == "open":
+            return "start" if self.seats and all(s is not None for s in self.seats) else None
+        if self.status != "playing" or self.game is None:
+            return None
+        k = self.deals_started - 1
+        if (self.game.deal.is_over or self.forfeit is not None) and k not in self.revealed:
+            return "reveal"
+        if self.game.is_over:
+            return "end"
+        if self.game.deal.is_over:
+            return "commit"
+        return None
+
+    # ---- what each viewer may see ---------------------------------------------------
+    def public_record(self, rec: LogRecord, viewer: int | None) -> dict[str, Any]:
+        """A record as `viewer` (a seat, or None for a spectator) may see it."""
+        out: dict[str, Any] = {"type": rec.type, "version": rec.version, "at": rec.at}
+        out.update(rec.data)
+        if rec.type == "created":
+            out["config"] = self.config.model_dump(mode="json")
+        emitted = self.emitted.get(rec.version)
+        if emitted is not None and self.game is not None:
+            k, events = emitted
+            deal = self.game.deals[k]
+            out["events"] = [filter_event(e, deal, viewer) for e in events]
+        if rec.type == "revealed" and self.game is not None:
+            out["score"] = _score_dict(self.game.deals[int(rec.data["deal"])])
+        return out
+
+    def view(self, viewer: int | None) -> dict[str, Any]:
+        """The whole table as `viewer` may see it: the deal through `deal.view` (whose
+        `legal_moves` only the seat to move gets), clocks, scores so far."""
+        game = self.game
+        out: dict[str, Any] = {
+            "table": self.id,
+            "version": self.version,
+            "status": self.status,
+            "config": self.config.model_dump(mode="json"),
+            "owner": self.owner,
+            "seats": [None if s is None else s.public() for s in self.seats],
+            "you": viewer,
+            "clocks": list(self.clocks),
+            "turn_since": self.turn_since,
+            "commitments": {str(k): v for k, v in self.commitments.items()},
+            "revealed": {str(k): v for k, v in self.revealed.items()},
+            "deal_index": self.deals_started - 1,
+            "deal": None,
+            "totals": None,
+            "scores": [],
+            "forfeit": self.forfeit,
+            "result": self.result,
+        }
+        if game is not None:
+            out["deal"] = game.deal.view(viewer)
+            out["totals"] = game.totals
+            out["scores"] = [_score_dict(d) for d in game.deals if d.is_over]
+            out["spareggio"] = game.spareggio
+        return out
+
+
+def _score_dict(deal: Deal) -> dict[str, Any] | None:
+    if not deal.is_over:
+        return None
+    score = deal.score()
+    return {
+        "sides": [dict(s) for s in score.sides],
+        "details": score.details,
+        "cappotto": score.cappotto,
+        "instant_winner": deal.instant_winner,
+    }

@@ -1,0 +1,109 @@
+"""`cirulla verify`: check a finished table's record without trusting the server.
+
+A record ("cirulla.table/1") holds the table's whole event log. Verifying it:
+the hash chain is unbroken; every smazzata's seed, revealed after it ended,
+matches the SHA-256 commitment published before it was dealt; every move is
+legal in the deal that seed shuffles; the partita ends as the log says; and the
+game record beside the log is exactly the partita the log replays.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .eventlog import ChainError, LogRecord, verify_chain
+from .record import game_record
+from .tables.state import TableError, TableState
+
+__all__ = ["TABLE_RECORD_FORMAT", "Verified", "VerifyError", "verify_file", "verify_record"]
+
+TABLE_RECORD_FORMAT = "cirulla.table/1"
+
+
+class VerifyError(ValueError):
+    """The record is not what an honest server would have written; says where."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verified:
+    table: str
+    records: int
+    deals: int
+    moves: int
+    winner: int | None
+    totals: list[int]
+    last_hash: str
+
+
+def verify_record(record: Any) -> Verified:
+    if not isinstance(record, dict) or record.get("format") != TABLE_RECORD_FORMAT:
+        raise VerifyError(f"not a table record (format {TABLE_RECORD_FORMAT!r} expected)")
+    table = record.get("table")
+    raw_log = record.get("log")
+    if not isinstance(table, str) or not isinstance(raw_log, list) or not raw_log:
+        raise VerifyError("a table record needs a table id and a non-empty log")
+    try:
+        records = [LogRecord.from_dict(r) for r in raw_log]
+        verify_chain(records)
+    except ChainError as exc:
+        raise VerifyError(f"hash chain: {exc}") from None
+    committed = {int(r.data["deal"]) for r in records if r.type == "committed"}
+    revealed = {int(r.data["deal"]) for r in records if r.type == "revealed"}
+    if committed - revealed:
+        raise VerifyError(f"the seed of deal(s) {sorted(committed - revealed)} was never revealed")
+    try:
+        state = TableState.from_log(table, records)
+    except (TableError, ValueError, KeyError, TypeError) as exc:
+        raise VerifyError(f"the log does not replay: {exc}") from None
+    if state.status != "finished" or state.game is None or state.result is None:
+        raise VerifyError("the partita in this record did not finish")
+    game = state.game
+    ended = state.result
+    if ended.get("winner") != game.winner or ended.get("totals") != game.totals:
+        raise VerifyError(
+            f"the log says side {ended.get('winner')} won with {ended.get('totals')},"
+            f" but its moves give side {game.winner} with {game.totals}"
+        )
+    if record.get("game") != json.loads(json.dumps(game_record(game))):
+        raise VerifyError("the game record does not match the partita its log replays")
+    moves = sum(len(d.moves) for d in game.deals)
+    return Verified(
+        table, len(records), len(game.deals), moves, game.winner, game.totals, records[-1].hash
+    )
+
+
+def verify_file(path: str | Path) -> Verified:
+    try:
+        record = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise VerifyError(f"{path}: cannot read a JSON record: {exc}") from None
+    return verify_record(record)
+
+
+def add_cli(sub: Any) -> None:
+    p = sub.add_parser(
+        "verify",
+        help="check a finished table's record: hash chain, committed seeds, every move",
+    )
+    p.add_argument("records", nargs="+", help="table record files (JSON, from /api/records/ID)")
+    p.set_defaults(func=_cmd_verify)
+
+
+def _cmd_verify(args: Any) -> int:
+    failed = 0
+    for path in args.records:
+        try:
+            v = verify_file(path)
+        except VerifyError as exc:
+            failed += 1
+            print(f"{path}: REJECTED: {exc}")
+            continue
+        print(
+            f"{path}: OK: table {v.table}, {v.records} log records, {v.deals} smazzate,"
+            f" {v.moves} moves, every seed matches its commitment;"
+            f" side {v.winner} won {v.totals}; last hash {v.last_hash[:16]}"
+        )
+    return 1 if failed else 0

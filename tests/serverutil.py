@@ -1,0 +1,242 @@
+"""A real `cirulla serve` in a subprocess, and clients that talk to it over HTTP and WebSocket.
+
+Tests of the server use these so that they exercise what players get: uvicorn,
+the socket protocol, the database on disk; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.sync.client import ClientConnection, connect
+
+PG_URL = os.environ.get("CIRULLA_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Server:
+    """A running server process; `restart()` starts it again on the same data."""
+
+    def __init__(self, data_dir: Path, env: dict[str, str], log_path: Path) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.env = env
+        self.log_path = log_path
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self) -> None:
+        cmd = [
+            sys.executable,
+            "-m",
+            "cirulla",
+            "serve",
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(self.data_dir),
+        ]
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(cmd, env=self.env, stdout=log, stderr=log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                if httpx.get(f"{self.base_url}/api/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"server did not start:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-5000:]
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, as in a crash."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@contextlib.contextmanager
+def running_server(
+    tmp_path: Path,
+    *,
+    database_url: str | None = None,
+    test_mode: bool = True,
+    bot_delay: float = 0.0,
+    deal_pause: float = 0.0,
+    **env: Any,
+) -> Iterator[Server]:
+    """A server on a free port with its data in `tmp_path`; extra CIRULLA_* settings by keyword."""
+    full = dict(os.environ)
+    full.update(
+        {
+            "CIRULLA_TEST_MODE": "1" if test_mode else "0",
+            "CIRULLA_BOT_DELAY": str(bot_delay),
+            "CIRULLA_DEAL_PAUSE": str(deal_pause),
+            "CIRULLA_LOG_LEVEL": "info",
+        }
+    )
+    if database_url is not None:
+        full["CIRULLA_DATABASE_URL"] = database_url
+    for key, value in env.items():
+        full[f"CIRULLA_{key.upper()}"] = str(value)
+    server = Server(tmp_path / "data", full, tmp_path / "server.log")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class Player:
+    """A scripted player: an HTTP session (cookie) and one WebSocket."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.http = httpx.Client(base_url=server.base_url, timeout=10)
+        self.ws: ClientConnection | None = None
+        self.frames: list[dict[str, Any]] = []  # every frame received, in order
+        self.version: dict[str, int] = {}  # table -> last version seen
+        self.views: dict[str, dict[str, Any]] = {}
+        self.user: dict[str, Any] = {}
+
+    # HTTP
+    def guest(self) -> Player:
+        r = self.http.post("/api/guest")
+        assert r.status_code == 201, r.text
+        self.user = r.json()["user"]
+        return self
+
+    def register(self, name: str, password: str = "password123") -> Player:
+        r = self.http.post("/api/register", json={"name": name, "password": password})
+        assert r.status_code == 201, r.text
+        self.user = r.json()["user"]
+        return self
+
+    def create_table(self, config: dict[str, Any], **extra: Any) -> str:
+        path = "/api/test/tables" if "decks" in extra or "dealer" in extra else "/api/tables"
+        r = self.http.post(path, json={"config": config, **extra})
+        assert r.status_code == 201, r.text
+        table_id: str = r.json()["table"]["id"]
+        return table_id
+
+    @property
+    def cookie(self) -> str:
+        return "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
+
+    # WebSocket
+    def connect(self, origin: str | None = None) -> Player:
+        headers = {"Cookie": self.cookie}
+        if origin is not None:
+            headers["Origin"] = origin
+        self.ws = connect(self.server.ws_url, additional_headers=headers, max_size=2**22)
+        self.recv_until(lambda f: f["type"] == "welcome")
+        return self
+
+    def close(self) -> None:
+        if self.ws is not None:
+            self.ws.close()
+            self.ws = None
+
+    def send(self, frame: dict[str, Any]) -> str:
+        action = frame.setdefault("action", f"a{next(self._ids)}")
+        assert self.ws is not None
+        self.ws.send(json.dumps(frame))
+        return str(action)
+
+    def send_raw(self, text: str | bytes) -> None:
+        assert self.ws is not None
+        self.ws.send(text)
+
+    def recv(self, timeout: float = 10) -> dict[str, Any]:
+        assert self.ws is not None
+        frame: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+        self.frames.append(frame)
+        table = frame.get("table")
+        if frame["type"] in ("event", "sync") and table:
+            self.version[table] = frame["version"]
+            if "view" in frame:
+                self.views[table] = frame["view"]
+        return frame
+
+    def recv_until(
+        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 20
+    ) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no matching frame")
+            frame = self.recv(timeout=left)
+            if pred(frame):
+                return frame
+
+    def command(self, frame: dict[str, Any], timeout: float = 20) -> dict[str, Any]:
+        """Send a command and return its ack or error (frames before it are kept)."""
+        action = self.send(frame)
+        return self.recv_until(
+            lambda f: f["type"] in ("ack", "error") and f.get("action") == action, timeout
+        )
+
+    def join(self, table: str, since: int | None = None, **extra: Any) -> dict[str, Any]:
+        return self.command({"type": "join", "table": table, "since": since, **extra})
+
+    def sit(self, table: str, seat: int | None = None, **extra: Any) -> dict[str, Any]:
+        return self.command(
+            {"type": "sit", "table": table, "seat": seat, "version": self.version[table], **extra}
+        )
+
+    def play(self, table: str, move: str) -> dict[str, Any]:
+        return self.command(
+            {"type": "play", "table": table, "move": move, "version": self.version[table]}
+        )
+
+    def drain(self, quiet: float = 0.2) -> None:
+        """Read frames until none comes for `quiet` seconds."""
+        with contextlib.suppress(TimeoutError):
+            while True:
+                self.recv(timeout=quiet)
