@@ -280,10 +280,11 @@ class TableState:
             move = parse_move(notation)
         except ValueError as exc:
             raise TableError("bad_move", str(exc)) from None
-        if move not in deal.legal_moves():
+        legal = deal.legal_moves()
+        if move not in legal:
             from ..explain import why_illegal
 
-            raise TableError("illegal_move", why_illegal(deal, move))
+            raise TableError("illegal_move", why_illegal(deal, move, legal))
         return move
 
     def needs(self) -> str | None:
