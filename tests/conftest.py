@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Generator, Sequence
+from typing import Any
 
 import pytest
 
@@ -129,3 +130,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.skipped and os.environ.get("CIRULLA_REQUIRE_SERVICES") == "1":
         report.outcome = "failed"
         report.longrepr = f"skipped, but CIRULLA_REQUIRE_SERVICES=1 forbids it: {report.longrepr}"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Generator[Any]:
+    """One headless Debian Chromium for the whole session (see tests/browserutil.py)."""
+    from browserutil import chromium_or_skip
+
+    pw, chromium = chromium_or_skip()
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+        pw.stop()

@@ -14,6 +14,7 @@ from ..tables.manager import TableManager
 from . import accounts, history, lobby, socket
 from .errors import install_error_handlers
 from .ratelimit import RateLimiter
+from .web import install_web
 
 __all__ = ["create_app"]
 
@@ -56,6 +57,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(history.router)
     app.include_router(lobby.router)
     app.include_router(socket.router)
+    install_web(app)
     return app
 
 

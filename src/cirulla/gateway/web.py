@@ -1,0 +1,31 @@
+"""Serving the web client: static ES modules, CSS and SVG decks, and index.html for every page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+__all__ = ["PAGES", "install_web"]
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+
+#: Paths the client routes itself (history API): the server answers each with index.html.
+PAGES = ("/", "/login", "/register", "/lobby", "/profile", "/history")
+
+
+def install_web(app: FastAPI) -> None:
+    router = APIRouter(include_in_schema=False)
+
+    async def index() -> FileResponse:
+        # no-cache: a new release is picked up at once; the modules are revalidated too
+        return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
+
+    for path in PAGES:
+        router.add_api_route(path, index, methods=["GET"])
+    router.add_api_route("/table/{table_id}", index, methods=["GET"])
+    router.add_api_route("/replay/{table_id}", index, methods=["GET"])
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=WEB), name="static")

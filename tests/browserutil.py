@@ -1,0 +1,46 @@
+"""Browser tests: Playwright for Python driving Debian's Chromium (never `playwright install`).
+
+`chromium()` starts one headless Chromium; `page_for(browser, server)` opens a fresh
+context (its own cookies) on a running server. Screenshots go to artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = os.environ.get("CIRULLA_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+
+
+def chromium_or_skip() -> tuple[Any, Any]:
+    """(playwright, browser), or a skip naming what is missing."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright (the Python package) is not installed")
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+    )
+    return pw, browser
+
+
+def page_for(browser: Any, base_url: str, *, locale: str = "it-IT", **context: Any) -> Any:
+    ctx = browser.new_context(base_url=base_url, locale=locale, **context)
+    page = ctx.new_page()
+    page.set_default_timeout(15_000)
+    return page
+
+
+def screenshot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
