@@ -1,0 +1,720 @@
+"""The store: users, sessions, tables with their event logs, finished records.
+
+Async SQLAlchemy 2 Core over SQLite (the default, one file) or PostgreSQL (several
+nodes). Every method is one transaction and returns frozen dataclasses, never
+ORM objects, so nothing outside this module holds a database handle.
+
+A table's log grows by compare-and-set: `append` updates the table row only if
+its version and last hash are the ones the new records follow, in the same
+statement, so of two writers racing on one table exactly one wins and the other
+gets `VersionConflict` with nothing changed.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets as _secrets
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, Final, cast
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Row, delete, event, insert, select, text, update
+from sqlalchemy import Table as SqlTable
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
+
+from ..eventlog import GENESIS, ChainError, LogRecord, chain_hash
+from .models import Record, RecordPlayerModel, Seat, Session, Table, TableEvent, TableSecret, User
+
+__all__ = [
+    "HistoryRow",
+    "NameTaken",
+    "RecordPlayer",
+    "SeatRow",
+    "Store",
+    "TableRow",
+    "UserRow",
+    "VersionConflict",
+    "record_summary",
+]
+
+MIGRATIONS: Final = Path(__file__).with_name("migrations")
+#: The statuses of tables that are restored when the server starts.
+LIVE_STATUSES: Final = ("open", "playing")
+_SCHEMA_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+_MIGRATION_LOCK: Final = 0x63697275  # "ciru": one node at a time upgrades a shared PostgreSQL
+
+users = cast(SqlTable, User.__table__)
+sessions = cast(SqlTable, Session.__table__)
+tables = cast(SqlTable, Table.__table__)
+seats_t = cast(SqlTable, Seat.__table__)
+events_t = cast(SqlTable, TableEvent.__table__)
+secrets_t = cast(SqlTable, TableSecret.__table__)
+records_t = cast(SqlTable, Record.__table__)
+players_t = cast(SqlTable, RecordPlayerModel.__table__)
+
+
+class NameTaken(ValueError):
+    """Another user has this name (names are unique whatever their case)."""
+
+
+class VersionConflict(Exception):
+    """The records do not follow on from the stored log: another writer got there
+    first, or the writer's idea of the log is stale. Nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class UserRow:
+    id: str
+    name: str
+    guest: bool
+    password_hash: str | None
+    options: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    id: str
+    game: str
+    config: dict[str, Any]
+    status: str
+    private: bool
+    invite_hash: str | None
+    owner: str | None
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    seat: int
+    user_id: str | None
+    bot: str | None
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordPlayer:
+    """A user who played a finished partita: their seat, side and result."""
+
+    user_id: str
+    seat: int
+    side: int
+    won: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    """One line of a user's history: a finished partita seen from their seat."""
+
+    table_id: str
+    game: str
+    finished_at: datetime
+    seat: int
+    side: int
+    won: bool | None
+    summary: dict[str, Any]
+
+
+_Row = Row[*tuple[Any, ...]]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _name_key(name: str) -> str:
+    return name.casefold()
+
+
+def _user(row: _Row) -> UserRow:
+    return UserRow(
+        row.id, row.name, bool(row.guest), row.password_hash, dict(row.options), row.created_at
+    )
+
+
+def _table(row: _Row) -> TableRow:
+    return TableRow(
+        row.id,
+        row.game,
+        dict(row.config),
+        row.status,
+        bool(row.private),
+        row.invite_hash,
+        row.owner,
+        row.version,
+        row.created_at,
+        row.updated_at,
+    )
+
+
+_USER_COLUMNS: Final = (
+    users.c.id,
+    users.c.name,
+    users.c.guest,
+    users.c.password_hash,
+    users.c.options,
+    users.c.created_at,
+)
+_TABLE_COLUMNS: Final = tuple(c for c in tables.c if c.name != "last_hash")
+
+
+def record_summary(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What a history list shows of a finished partita, taken from its record.
+
+    Tolerant: a field the record lacks is None (or empty), never an error, so that
+    an odd record still lists.
+    """
+    game = record.get("game")
+    game = game if isinstance(game, Mapping) else {}
+    raw_seats = record.get("seats")
+    seats = [s for s in raw_seats if isinstance(s, Mapping)] if isinstance(raw_seats, list) else []
+    count = game.get("players")
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 < count <= 8:
+        count = max((s["seat"] for s in seats if isinstance(s.get("seat"), int)), default=-1) + 1
+    names: list[str | None] = [None] * count
+    bots: list[str | None] = [None] * count
+    for s in seats:
+        seat = s.get("seat")
+        if isinstance(seat, int) and 0 <= seat < count:
+            name = s.get("name")
+            bot = s.get("bot")
+            names[seat] = name if isinstance(name, str) else None
+            bots[seat] = bot if isinstance(bot, str) else None
+    rules = game.get("rules")
+    deals = game.get("deals")
+    return {
+        "players": names,
+        "bots": bots,
+        "totals": game.get("totals"),
+        "winner": game.get("winner"),
+        "end_reason": game.get("end_reason"),
+        "target": rules.get("target") if isinstance(rules, Mapping) else None,
+        "deals": len(deals) if isinstance(deals, list) else None,
+    }
+
+
+def _check_chain(records: Sequence[LogRecord]) -> None:
+    """VersionConflict if the records do not follow on one from another; ChainError
+    if one's hash is not its content's (a bug, not a race)."""
+    for before, rec in pairwise(records):
+        if rec.version != before.version + 1 or rec.prev != before.hash:
+            raise VersionConflict(
+                f"record {rec.version} does not follow record {before.version} in the batch"
+            )
+    for rec in records:
+        if rec.hash != chain_hash(rec.prev, rec.version, rec.type, rec.data, rec.at):
+            raise ChainError(f"record {rec.version} ({rec.type}): its hash does not match")
+
+
+def _upgrade(connection: Connection) -> None:
+    """Bring the schema to Alembic's newest revision on `connection`."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+def _sqlite_pragmas(engine: AsyncEngine) -> None:
+    """WAL (readers never wait for the writer), a busy timeout (writers queue rather
+    than fail), foreign keys, and transactions that SQLAlchemy begins itself.
+
+    pysqlite's own BEGIN comes late (before the first write, not the first read);
+    the recipe from SQLAlchemy's documentation turns it off. Write transactions
+    start with BEGIN IMMEDIATE so that they take the write lock up front and never
+    fail half-way on upgrading a read lock.
+    """
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        for pragma in (
+            "PRAGMA journal_mode=WAL",
+            "PRAGMA busy_timeout=10000",
+            "PRAGMA foreign_keys=ON",
+            # WAL + NORMAL: never corrupt; a power cut may lose the last commits only.
+            "PRAGMA synchronous=NORMAL",
+        ):
+            cursor.execute(pragma)
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _begin(connection: Connection) -> None:
+        write = connection.get_execution_options().get("cirulla_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+class Store:
+    """The server's persistence; open it with `await Store.open(url)`."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._writer = engine.execution_options(cirulla_write=True)
+        self.dialect: Final = engine.dialect.name
+
+    @classmethod
+    async def open(cls, url: str, *, schema: str | None = None) -> Store:
+        """Connect and bring the schema to the newest Alembic revision.
+
+        `schema` (PostgreSQL only) sets the search_path, so that tests can use a
+        throwaway schema; it must exist already.
+        """
+        sa_url = make_url(url)
+        backend = sa_url.get_backend_name()
+        kwargs: dict[str, Any] = {}
+        if schema is not None:
+            if backend != "postgresql":
+                raise ValueError(f"a schema is for PostgreSQL only, not {backend}")
+            if not _SCHEMA_NAME.fullmatch(schema):
+                raise ValueError(f"not a plain schema name: {schema!r}")
+            kwargs["connect_args"] = {"server_settings": {"search_path": schema}}
+        if backend == "sqlite":
+            database = sa_url.database
+            if not database or database == ":memory:":
+                kwargs["poolclass"] = StaticPool  # one connection, or each would see its own db
+            else:
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+        else:
+            kwargs["pool_pre_ping"] = True
+        engine = create_async_engine(sa_url, **kwargs)
+        if backend == "sqlite":
+            _sqlite_pragmas(engine)
+        store = cls(engine)
+        try:
+            await store._migrate()
+        except BaseException:
+            await engine.dispose()
+            raise
+        return store
+
+    async def _migrate(self) -> None:
+        async with self._write() as conn:
+            if self.dialect == "postgresql":
+                await conn.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK}
+                )
+            await conn.run_sync(_upgrade)
+
+    async def close(self) -> None:
+        await self._engine.dispose()
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        async with self._writer.begin() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncConnection]:
+        async with self._engine.connect() as conn:
+            yield conn
+
+    # ---- users ------------------------------------------------------------------------
+    async def create_user(
+        self,
+        name: str,
+        password_hash: str | None,
+        *,
+        guest: bool = False,
+        options: dict[str, Any] | None = None,
+    ) -> UserRow:
+        """A new user with a random id; NameTaken if the name is, whatever its case."""
+        row = UserRow(
+            _secrets.token_hex(8), name, guest, password_hash, dict(options or {}), _now()
+        )
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    insert(users).values(
+                        id=row.id,
+                        name=row.name,
+                        name_key=_name_key(name),
+                        guest=row.guest,
+                        password_hash=row.password_hash,
+                        options=row.options,
+                        created_at=row.created_at,
+                    )
+                )
+        except IntegrityError:
+            raise NameTaken(f"the name {name!r} is taken") from None
+        return row
+
+    async def get_user(self, user_id: str) -> UserRow | None:
+        async with self._read() as conn:
+            row = (await conn.execute(select(*_USER_COLUMNS).where(users.c.id == user_id))).first()
+        return None if row is None else _user(row)
+
+    async def find_user(self, name: str) -> UserRow | None:
+        """The user called `name`, whatever its case."""
+        async with self._read() as conn:
+            row = (
+                await conn.execute(
+                    select(*_USER_COLUMNS).where(users.c.name_key == _name_key(name))
+                )
+            ).first()
+        return None if row is None else _user(row)
+
+    async def claim_guest(self, user_id: str, name: str, password_hash: str) -> UserRow:
+        """The guest becomes a registered user with the same id (so its history stays).
+
+        NameTaken if the name is someone else's; ValueError if the user is not a guest.
+        """
+        try:
+            async with self._write() as conn:
+                row = (
+                    await conn.execute(
+                        update(users)
+                        .where(users.c.id == user_id, users.c.guest.is_(True))
+                        .values(
+                            name=name,
+                            name_key=_name_key(name),
+                            guest=False,
+                            password_hash=password_hash,
+                        )
+                        .returning(*_USER_COLUMNS)
+                    )
+                ).first()
+        except IntegrityError:
+            raise NameTaken(f"the name {name!r} is taken") from None
+        if row is None:
+            if await self.get_user(user_id) is None:
+                raise LookupError(f"no user {user_id!r}")
+            raise ValueError(f"user {user_id!r} is not a guest")
+        return _user(row)
+
+    async def set_options(self, user_id: str, options: dict[str, Any]) -> UserRow:
+        """Replace the user's options (the caller merges); LookupError if no such user."""
+        return await self._update_user(user_id, options=dict(options))
+
+    async def set_password_hash(self, user_id: str, password_hash: str) -> UserRow:
+        """Store a new hash of the same password (argon2 parameters grew stronger)."""
+        return await self._update_user(user_id, password_hash=password_hash)
+
+    async def _update_user(self, user_id: str, **values: Any) -> UserRow:
+        async with self._write() as conn:
+            row = (
+                await conn.execute(
+                    update(users)
+                    .where(users.c.id == user_id)
+                    .values(**values)
+                    .returning(*_USER_COLUMNS)
+                )
+            ).first()
+        if row is None:
+            raise LookupError(f"no user {user_id!r}")
+        return _user(row)
+
+    # ---- sessions ---------------------------------------------------------------------
+    async def create_session(self, token_hash: str, user_id: str, expires_at: datetime) -> None:
+        """A session for `user_id`; the caller keeps the token, the store only its hash."""
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    insert(sessions).values(
+                        token_hash=token_hash,
+                        user_id=user_id,
+                        created_at=_now(),
+                        expires_at=expires_at,
+                    )
+                )
+        except IntegrityError:
+            raise LookupError(f"no user {user_id!r}, or the session exists") from None
+
+    async def session_user(self, token_hash: str, now: datetime | None = None) -> UserRow | None:
+        """The user of an unexpired session, else None (an expired one is deleted)."""
+        now = now or _now()
+        async with self._read() as conn:
+            row = (
+                await conn.execute(
+                    select(*_USER_COLUMNS, sessions.c.expires_at)
+                    .join(sessions, sessions.c.user_id == users.c.id)
+                    .where(sessions.c.token_hash == token_hash)
+                )
+            ).first()
+        if row is None:
+            return None
+        if row.expires_at <= now:
+            await self.delete_session(token_hash)
+            return None
+        return _user(row)
+
+    async def delete_session(self, token_hash: str) -> None:
+        async with self._write() as conn:
+            await conn.execute(delete(sessions).where(sessions.c.token_hash == token_hash))
+
+    async def purge_sessions(self, now: datetime | None = None) -> int:
+        """Delete every expired session; how many there were."""
+        async with self._write() as conn:
+            result = await conn.execute(
+                delete(sessions).where(sessions.c.expires_at <= (now or _now()))
+            )
+        return int(result.rowcount)
+
+    # ---- tables and their logs --------------------------------------------------------
+    async def create_table(
+        self,
+        table_id: str,
+        *,
+        game: str,
+        config: dict[str, Any],
+        private: bool,
+        invite_hash: str | None,
+        owner: str | None,
+        first: LogRecord,
+    ) -> None:
+        """The table row (status "open") and its log's first record, in one transaction.
+
+        VersionConflict if a table with this id exists already.
+        """
+        if first.version != 1 or first.prev != GENESIS:
+            raise ChainError(f"a log starts at version 1 from {GENESIS[:8]}..., not {first}")
+        _check_chain([first])
+        now = _now()
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    insert(tables).values(
+                        id=table_id,
+                        game=game,
+                        config=config,
+                        status="open",
+                        private=private,
+                        invite_hash=invite_hash,
+                        owner=owner,
+                        version=first.version,
+                        last_hash=first.hash,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                )
+                await conn.execute(insert(events_t).values(table_id=table_id, **first.to_dict()))
+        except IntegrityError as exc:
+            if await self.get_table(table_id) is not None:
+                raise VersionConflict(f"table {table_id!r} exists already") from None
+            raise LookupError(f"table {table_id!r}: {exc.orig}") from None
+
+    async def append(
+        self,
+        table_id: str,
+        records: Sequence[LogRecord],
+        *,
+        status: str | None = None,
+        seats: Sequence[SeatRow] | None = None,
+        secrets: Mapping[int, int] | None = None,
+    ) -> None:
+        """Add `records` to the table's log, with its new status, seats and secrets,
+        in one transaction.
+
+        VersionConflict, and nothing changed, if the records do not follow on from
+        the stored log (a version taken, a broken link, a gap). LookupError if there
+        is no such table.
+        """
+        _check_chain(records)
+        values: dict[str, Any] = {"updated_at": _now()}
+        where = [tables.c.id == table_id]
+        if records:
+            first, last = records[0], records[-1]
+            where += [tables.c.version == first.version - 1, tables.c.last_hash == first.prev]
+            values |= {"version": last.version, "last_hash": last.hash}
+        if status is not None:
+            values["status"] = status
+        try:
+            async with self._write() as conn:
+                # The compare-and-set: it also takes the row's write lock, so racing
+                # appends to one table queue here and all but one then find no row.
+                result = await conn.execute(update(tables).where(*where).values(**values))
+                if result.rowcount != 1:
+                    raise VersionConflict(f"table {table_id!r}: the log has moved on")
+                if records:
+                    await conn.execute(
+                        insert(events_t), [{"table_id": table_id, **r.to_dict()} for r in records]
+                    )
+                if seats is not None:
+                    await conn.execute(delete(seats_t).where(seats_t.c.table_id == table_id))
+                    if seats:
+                        await conn.execute(
+                            insert(seats_t),
+                            [
+                                {
+                                    "table_id": table_id,
+                                    "seat": s.seat,
+                                    "user_id": s.user_id,
+                                    "bot": s.bot,
+                                    "name": s.name,
+                                }
+                                for s in seats
+                            ],
+                        )
+                if secrets:
+                    await conn.execute(
+                        insert(secrets_t),
+                        [
+                            {"table_id": table_id, "deal": deal, "seed": str(seed)}
+                            for deal, seed in secrets.items()
+                        ],
+                    )
+        except VersionConflict:
+            if await self.get_table(table_id) is None:
+                raise LookupError(f"no table {table_id!r}") from None
+            raise
+        except IntegrityError as exc:
+            raise VersionConflict(f"table {table_id!r}: {exc.orig}") from None
+
+    async def load_log(self, table_id: str, after: int = 0) -> list[LogRecord]:
+        """The table's records with versions above `after`, in order."""
+        async with self._read() as conn:
+            rows = await conn.execute(
+                select(
+                    events_t.c.version,
+                    events_t.c.type,
+                    events_t.c.data,
+                    events_t.c.at,
+                    events_t.c.prev,
+                    events_t.c.hash,
+                )
+                .where(events_t.c.table_id == table_id, events_t.c.version > after)
+                .order_by(events_t.c.version)
+            )
+            return [LogRecord(r.version, r.type, r.data, r.at, r.prev, r.hash) for r in rows]
+
+    async def load_secrets(self, table_id: str) -> dict[int, int]:
+        """Deal index -> seed, for the table's smazzate."""
+        async with self._read() as conn:
+            rows = await conn.execute(
+                select(secrets_t.c.deal, secrets_t.c.seed).where(secrets_t.c.table_id == table_id)
+            )
+            return {int(r.deal): int(r.seed) for r in rows}
+
+    async def get_table(self, table_id: str) -> TableRow | None:
+        async with self._read() as conn:
+            row = (
+                await conn.execute(select(*_TABLE_COLUMNS).where(tables.c.id == table_id))
+            ).first()
+        return None if row is None else _table(row)
+
+    async def get_seats(self, table_id: str) -> list[SeatRow]:
+        """The table's seat rows as last written by `append`, by seat."""
+        async with self._read() as conn:
+            rows = await conn.execute(
+                select(seats_t.c.seat, seats_t.c.user_id, seats_t.c.bot, seats_t.c.name)
+                .where(seats_t.c.table_id == table_id)
+                .order_by(seats_t.c.seat)
+            )
+            return [SeatRow(r.seat, r.user_id, r.bot, r.name) for r in rows]
+
+    async def live_tables(self) -> list[TableRow]:
+        """Tables open or in play: the ones to restore when the server starts."""
+        async with self._read() as conn:
+            rows = await conn.execute(
+                select(*_TABLE_COLUMNS)
+                .where(tables.c.status.in_(LIVE_STATUSES))
+                .order_by(tables.c.created_at, tables.c.id)
+            )
+            return [_table(r) for r in rows]
+
+    # ---- finished partite -------------------------------------------------------------
+    async def save_record(
+        self,
+        table_id: str,
+        record: dict[str, Any],
+        players: Sequence[RecordPlayer],
+        *,
+        finished_at: datetime | None = None,
+    ) -> None:
+        """Keep a finished partita's record and who played it. Idempotent: a second
+        save of the same table changes nothing. LookupError if there is no such table."""
+        finished_at = finished_at or _now()
+        try:
+            async with self._write() as conn:
+                game = await conn.scalar(select(tables.c.game).where(tables.c.id == table_id))
+                if game is None:
+                    raise LookupError(f"no table {table_id!r}")
+                if await conn.scalar(
+                    select(records_t.c.table_id).where(records_t.c.table_id == table_id)
+                ):
+                    return
+                await conn.execute(
+                    insert(records_t).values(
+                        table_id=table_id,
+                        game=game,
+                        record=record,
+                        summary=record_summary(record),
+                        finished_at=finished_at,
+                    )
+                )
+                if players:
+                    await conn.execute(
+                        insert(players_t),
+                        [
+                            {
+                                "table_id": table_id,
+                                "user_id": p.user_id,
+                                "seat": p.seat,
+                                "side": p.side,
+                                "won": p.won,
+                                "finished_at": finished_at,
+                            }
+                            for p in players
+                        ],
+                    )
+        except IntegrityError:
+            if await self.get_record(table_id) is None:  # not a racing twin save: a real fault
+                raise
+            return
+
+    async def get_record(self, table_id: str) -> dict[str, Any] | None:
+        async with self._read() as conn:
+            value = await conn.scalar(
+                select(records_t.c.record).where(records_t.c.table_id == table_id)
+            )
+        return None if value is None else dict(value)
+
+    async def record_players(self, table_id: str) -> list[RecordPlayer]:
+        """The users who played a finished partita, by seat."""
+        async with self._read() as conn:
+            rows = await conn.execute(
+                select(players_t.c.user_id, players_t.c.seat, players_t.c.side, players_t.c.won)
+                .where(players_t.c.table_id == table_id)
+                .order_by(players_t.c.seat)
+            )
+            return [RecordPlayer(r.user_id, r.seat, r.side, r.won) for r in rows]
+
+    async def history(
+        self, user_id: str, *, limit: int = 50, before: datetime | None = None
+    ) -> list[HistoryRow]:
+        """The user's finished partite, newest first; `before` pages back in time."""
+        query = (
+            select(
+                players_t.c.table_id,
+                records_t.c.game,
+                players_t.c.finished_at,
+                players_t.c.seat,
+                players_t.c.side,
+                players_t.c.won,
+                records_t.c.summary,
+            )
+            .join(records_t, records_t.c.table_id == players_t.c.table_id)
+            .where(players_t.c.user_id == user_id)
+            .order_by(players_t.c.finished_at.desc(), players_t.c.table_id.desc())
+            .limit(limit)
+        )
+        if before is not None:
+            query = query.where(players_t.c.finished_at < before)
+        async with self._read() as conn:
+            rows = await conn.execute(query)
+            return [
+                HistoryRow(
+                    r.table_id, r.game, r.finished_at, r.seat, r.side, r.won, dict(r.summary)
+                )
+                for r in rows
+            ]
