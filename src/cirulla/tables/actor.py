@@ -262,7 +262,8 @@ class TableActor:
             if not new:
                 return st.version
             status = st.status
-            seats = self._seat_rows(st) if self._seat_rows is not None else None
+            seated = any(r.type in ("sat", "stood") for r in new)
+            seats = self._seat_rows(st) if seated and self._seat_rows is not None else None
             await self.store.append(st.id, new, status=status, seats=seats, secrets=secrets)
         except BaseException:
             self._rollback()
