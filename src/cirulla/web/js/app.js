@@ -1,0 +1,352 @@
+// The client's entry point: session, the one WebSocket, the top bar and the router.
+// Pages are modules loaded when first needed: pages/*.js for the pages, table.js and
+// replay.js for a table in play and a finished partita. Each page is mounted with
+// mount(root, ctx) and answers {unmount()}.
+import { api } from "./api.js";
+import { LANGUAGES, language, setLanguage, t } from "./i18n.js";
+import { Connection } from "./socket.js";
+import { h, fill, link } from "./pages/dom.js";
+import { readableError } from "./pages/errors.js";
+import { notify } from "./pages/toast.js";
+
+// The server's default language option (gateway/accounts.py OPTION_DEFAULTS): an account
+// that still has it never chose, so the browser's preference is kept.
+const SERVER_DEFAULT_LANGUAGE = "it";
+
+const ROUTES = [
+  { pattern: /^\/$/, page: "welcome", auth: false },
+  { pattern: /^\/login$/, page: "login", auth: false },
+  { pattern: /^\/register$/, page: "register", auth: false },
+  { pattern: /^\/lobby$/, page: "lobby", auth: true },
+  { pattern: /^\/profile$/, page: "profile", auth: true },
+  { pattern: /^\/history$/, page: "history", auth: true },
+  { pattern: /^\/table\/([^/]+)$/, page: "table", auth: true },
+  { pattern: /^\/replay\/([^/]+)$/, page: "replay", auth: true },
+];
+
+// Loading a page module, and the name of its mount function.
+const PAGES = {
+  welcome: [() => import("./pages/welcome.js"), "mountWelcome"],
+  login: [() => import("./pages/auth.js"), "mountLogin"],
+  register: [() => import("./pages/auth.js"), "mountRegister"],
+  lobby: [() => import("./pages/lobby.js"), "mountLobby"],
+  profile: [() => import("./pages/profile.js"), "mountProfile"],
+  history: [() => import("./pages/history.js"), "mountHistory"],
+  table: [() => import("./table.js"), "mountTable"],
+  replay: [() => import("./replay.js"), "mountReplay"],
+};
+
+// Pages that keep their own state through a language change (they listen to the
+// window's "languagechange" event themselves): never re-mounted for it.
+const KEEP_ON_LANGUAGE = new Set(["table", "replay"]);
+
+const state = {
+  user: null,
+  conn: null,
+  mounted: null, // {unmount()}
+  page: null,
+  renderToken: 0,
+};
+
+const shell = {
+  root: null,
+  bar: null,
+  main: null,
+};
+
+// ---- session --------------------------------------------------------------------------
+
+async function loadSession() {
+  try {
+    const data = await api("GET", "/api/me");
+    return data.user;
+  } catch (err) {
+    if (err.status === 401) return null;
+    throw err;
+  }
+}
+
+// Log a user in on this page (after guest, login, register, claim or at start).
+function setUser(user, { adoptLanguage = true } = {}) {
+  const before = state.user;
+  state.user = user;
+  if (user && adoptLanguage) {
+    const chosen = user.options && user.options.language;
+    if (chosen && chosen !== SERVER_DEFAULT_LANGUAGE && chosen !== language()) setLanguage(chosen);
+  }
+  if (user && !state.conn) openConnection();
+  if (!user && state.conn) {
+    state.conn.close();
+    state.conn = null;
+  }
+  if (before?.name !== user?.name || before?.guest !== user?.guest || !before !== !user) renderBar();
+}
+
+function openConnection() {
+  const conn = new Connection();
+  state.conn = conn;
+  conn.addEventListener("status", (e) => {
+    updateStatus();
+    if (e.detail.status === "offline") checkSessionSoon();
+  });
+  conn.addEventListener("servererror", (e) => notify(readableError(e.detail), "error"));
+  updateStatus();
+}
+
+// The socket is refused without a valid session: when it drops, ask whether the session
+// ended (logged out in another tab, expired) and if so go back to the welcome page.
+let sessionCheck = null;
+function checkSessionSoon() {
+  if (sessionCheck) return;
+  sessionCheck = setTimeout(async () => {
+    sessionCheck = null;
+    if (!state.user) return;
+    let user;
+    try {
+      user = await loadSession();
+    } catch {
+      return; // the network is down: the socket keeps retrying
+    }
+    if (!user && state.user) {
+      setUser(null);
+      const here = location.pathname + location.search;
+      navigate(`/?next=${encodeURIComponent(here)}`, { replace: true });
+    }
+  }, 1500);
+}
+
+async function logout() {
+  try {
+    await api("POST", "/api/logout");
+  } catch (err) {
+    notify(readableError(err), "error");
+  }
+  setUser(null);
+  navigate("/", { replace: true });
+}
+
+// Switch language: at once on this page, and saved to the account when logged in.
+async function chooseLanguage(lang) {
+  if (!LANGUAGES.includes(lang) || lang === language()) return;
+  setLanguage(lang);
+  if (state.user) {
+    try {
+      const data = await api("PUT", "/api/me/options", { language: lang });
+      state.user = data.user;
+    } catch (err) {
+      notify(readableError(err), "error");
+    }
+  }
+}
+
+// ---- router ---------------------------------------------------------------------------
+
+function safeNext(value) {
+  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") ? value : null;
+}
+
+export function navigate(path, { replace = false } = {}) {
+  const target = new URL(path, location.origin);
+  const url = target.pathname + target.search + target.hash;
+  if (replace) history.replaceState({}, "", url);
+  else if (url !== location.pathname + location.search + location.hash) history.pushState({}, "", url);
+  render();
+}
+
+function match(pathname) {
+  for (const route of ROUTES) {
+    const m = route.pattern.exec(pathname);
+    if (m) return { route, params: m.slice(1).map(decodeURIComponent) };
+  }
+  return null;
+}
+
+function unmountCurrent() {
+  if (state.mounted) {
+    try {
+      state.mounted.unmount();
+    } catch (err) {
+      console.error(err);
+    }
+  }
+  state.mounted = null;
+  state.page = null;
+}
+
+async function render() {
+  const token = ++state.renderToken;
+  const url = new URL(location.href);
+  const found = match(url.pathname);
+  if (!found) {
+    unmountCurrent();
+    fill(shell.main, h("section", { class: "page narrow" },
+      h("h1", {}, t("notfound.title")),
+      h("p", {}, t("notfound.text")),
+      link(state.user ? "/lobby" : "/", t("notfound.back"), { class: "button" })));
+    renderBar();
+    return;
+  }
+  const { route, params } = found;
+  if (route.auth && !state.user) {
+    navigate(`/?next=${encodeURIComponent(url.pathname + url.search)}`, { replace: true });
+    return;
+  }
+  if (route.page === "welcome" && state.user) {
+    navigate(safeNext(url.searchParams.get("next")) || "/lobby", { replace: true });
+    return;
+  }
+  const [load, fn] = PAGES[route.page];
+  let mod;
+  try {
+    mod = await load();
+  } catch (err) {
+    console.error(err);
+    if (token !== state.renderToken) return;
+    unmountCurrent();
+    fill(shell.main, h("section", { class: "page narrow" }, h("p", { class: "error", role: "alert" }, t("app.load_failed"))));
+    return;
+  }
+  if (token !== state.renderToken) return;
+  unmountCurrent();
+  const root = h("div", { class: ["page-root", `page-${route.page}`] });
+  fill(shell.main, root);
+  state.page = route.page;
+  renderBar();
+  const ctx = pageContext(route.page, params, url);
+  try {
+    state.mounted = mod[fn](root, ctx) || null;
+  } catch (err) {
+    console.error(err);
+    fill(root, h("p", { class: "error", role: "alert" }, t("app.load_failed")));
+  }
+  document.title = `${t(`title.${route.page}`)} · Cirulla`;
+  shell.main.focus({ preventScroll: true });
+}
+
+function pageContext(page, params, url) {
+  const user = state.user;
+  const common = {
+    user,
+    conn: state.conn,
+    navigate,
+  };
+  if (page === "table" || page === "replay") {
+    return {
+      ...common,
+      tableId: params[0],
+      invite: url.searchParams.get("invite"),
+      options: { ...(user ? user.options : {}), language: language() },
+    };
+  }
+  return {
+    ...common,
+    params,
+    query: url.searchParams,
+    next: safeNext(url.searchParams.get("next")),
+    setUser,
+    notify,
+    logout,
+    chooseLanguage,
+  };
+}
+
+// ---- top bar --------------------------------------------------------------------------
+
+function renderBar() {
+  const user = state.user;
+  const current = state.page;
+  const nav = user
+    ? h("nav", { class: "topnav", "aria-label": t("nav.label") },
+        ["lobby", "history", "profile"].map((name) =>
+          link(`/${name}`, t(`nav.${name}`), { "aria-current": current === name ? "page" : null })))
+    : h("nav", { class: "topnav", "aria-label": t("nav.label") },
+        link("/login", t("nav.login"), { "aria-current": current === "login" ? "page" : null }),
+        link("/register", t("nav.register"), { "aria-current": current === "register" ? "page" : null }));
+  const langs = h("div", { class: "langswitch", role: "group", "aria-label": t("nav.language") },
+    LANGUAGES.map((lang) =>
+      h("button", {
+        type: "button",
+        class: "lang",
+        lang,
+        dataset: { lang },
+        "aria-pressed": String(lang === language()),
+        title: t(`language.${lang}`),
+        onclick: () => chooseLanguage(lang),
+      }, lang.toUpperCase())));
+  const who = user
+    ? h("span", { class: "who" },
+        h("span", { class: "who-name", title: user.name }, user.name),
+        user.guest ? h("span", { class: "badge" }, t("nav.guest")) : null,
+        h("button", { type: "button", class: "link-button logout", onclick: logout }, t("nav.logout")))
+    : null;
+  const status = user
+    ? h("span", { class: "conn-status", role: "status", "aria-live": "polite", dataset: { status: "connecting" } },
+        h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: "conn-text" }))
+    : null;
+  fill(shell.bar,
+    link(user ? "/lobby" : "/", "Cirulla", { class: "brand" }),
+    nav,
+    h("div", { class: "bar-right" }, status, langs, who));
+  updateStatus();
+}
+
+function updateStatus() {
+  const el = shell.bar && shell.bar.querySelector(".conn-status");
+  if (!el || !state.conn) return;
+  const status = state.conn.status;
+  el.dataset.status = status;
+  el.querySelector(".conn-text").textContent = t(`status.${status}`);
+  el.title = t(`status.${status}`);
+}
+
+// ---- start ----------------------------------------------------------------------------
+
+function onLinkClick(e) {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const a = e.target.closest("a[data-link]");
+  if (!a || a.target === "_blank") return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin) return;
+  e.preventDefault();
+  navigate(url.pathname + url.search + url.hash);
+}
+
+function onLanguageChange() {
+  document.documentElement.lang = language();
+  renderBar();
+  if (state.page && !KEEP_ON_LANGUAGE.has(state.page)) render();
+  else if (state.page) document.title = `${t(`title.${state.page}`)} · Cirulla`;
+}
+
+async function start() {
+  const app = document.getElementById("app");
+  shell.bar = h("header", { class: "topbar" });
+  shell.main = h("main", { id: "main", class: "main", tabindex: "-1" });
+  fill(app, h("a", { class: "skip", href: "#main" }, t("app.skip")), shell.bar, shell.main);
+  document.documentElement.lang = language();
+  document.addEventListener("click", onLinkClick);
+  window.addEventListener("popstate", () => render());
+  window.addEventListener("languagechange", onLanguageChange);
+  let user = null;
+  try {
+    user = await loadSession();
+  } catch (err) {
+    notify(readableError(err), "error");
+  }
+  if (user) setUser(user);
+  renderBar();
+  await render();
+}
+
+// For debugging and the browser tests: the live connection and the user.
+window.cirulla = {
+  get conn() {
+    return state.conn;
+  },
+  get user() {
+    return state.user;
+  },
+  navigate,
+};
+
+start();

@@ -1,0 +1,158 @@
+// The lobby: the live list of public tables (WebSocket "lobby" frames) and the
+// create-table form (pages/create-table.js).
+import { api } from "../api.js";
+import { t } from "../i18n.js";
+import { mountCreateTable } from "./create-table.js";
+import { h, fill } from "./dom.js";
+import { readableError } from "./errors.js";
+
+export function mountLobby(root, ctx) {
+  const { conn, user } = ctx;
+  let version = -1;
+  let tables = null;
+  let busy = false;
+
+  const list = h("div", { class: "lobby-list", "aria-live": "polite", "aria-busy": "true" },
+    h("p", { class: "muted" }, t("lobby.loading")));
+  const formRoot = h("div", { class: "create-root" });
+  root.appendChild(
+    h("section", { class: "page lobby" },
+      h("div", { class: "lobby-tables" },
+        h("h1", {}, t("lobby.title")),
+        list),
+      h("div", { class: "lobby-create" },
+        h("h2", {}, t("create.title")),
+        formRoot)));
+
+  function show(frameVersion, frameTables) {
+    if (typeof frameVersion === "number" && frameVersion < version) return; // an older list
+    version = typeof frameVersion === "number" ? frameVersion : version;
+    tables = frameTables || [];
+    render();
+  }
+
+  function render() {
+    list.setAttribute("aria-busy", "false");
+    if (!tables || tables.length === 0) {
+      fill(list, h("p", { class: "empty" }, t("lobby.empty")));
+      return;
+    }
+    fill(list, h("ul", { class: "lobby-tables-list" }, tables.map(tableItem)));
+  }
+
+  function seatLabel(seat, i) {
+    if (!seat) return h("li", { class: "lobby-seat free" }, t("lobby.seat_free", { n: i + 1 }));
+    const mine = seat.user && seat.user === user.id;
+    return h("li", { class: ["lobby-seat", seat.bot ? "bot" : "person", mine ? "mine" : null] },
+      h("span", { class: "lobby-seat-name" }, seat.name || "?"),
+      seat.bot && !(seat.name || "").includes(seat.bot)
+        ? h("span", { class: "badge" }, t("lobby.bot", { level: t(`level.${seat.bot}`) }))
+        : null,
+      mine ? h("span", { class: "badge you" }, t("lobby.you")) : null);
+  }
+
+  function lengthText(tbl) {
+    if (tbl.hands) return t("lobby.hands", { n: tbl.hands });
+    if (tbl.target) return t("lobby.target", { n: tbl.target });
+    return "";
+  }
+
+  function clockText(tbl) {
+    const parts = [];
+    if (tbl.move_seconds) parts.push(t("lobby.move_clock", { s: Math.round(tbl.move_seconds) }));
+    if (tbl.partita_seconds) parts.push(t("lobby.partita_clock", { m: Math.round(tbl.partita_seconds / 60) }));
+    return parts.length ? parts.join(" · ") : t("lobby.no_clock");
+  }
+
+  function tableItem(tbl) {
+    const seats = tbl.seats || [];
+    const mine = seats.some((s) => s && s.user === user.id);
+    const free = seats.some((s) => !s);
+    const buttons = [];
+    if (mine) {
+      buttons.push(h("button", { type: "button", class: "primary", dataset: { action: "back", table: tbl.id }, onclick: () => go(tbl.id) }, t("lobby.back")));
+    } else {
+      if (tbl.status === "open" && free) {
+        buttons.push(h("button", { type: "button", class: "primary", dataset: { action: "sit", table: tbl.id }, onclick: (e) => sit(tbl.id, e.currentTarget) }, t("lobby.sit")));
+      }
+      buttons.push(h("button", { type: "button", dataset: { action: "watch", table: tbl.id }, onclick: () => go(tbl.id) }, t("lobby.watch")));
+    }
+    const title = tbl.name || t("lobby.table_named", { id: tbl.id });
+    return h("li", { class: ["lobby-table", `status-${tbl.status}`], dataset: { table: tbl.id } },
+      h("div", { class: "lobby-table-head" },
+        h("h3", { class: "lobby-table-name" }, title),
+        h("span", { class: ["status-badge", tbl.status] }, t(`lobby.status.${tbl.status}`))),
+      h("p", { class: "lobby-table-meta" },
+        t(`preset.${tbl.preset}`), " · ", t("lobby.players", { n: tbl.players }), " · ", lengthText(tbl), " · ", clockText(tbl)),
+      h("ul", { class: "lobby-seats", "aria-label": t("lobby.seats") }, seats.map(seatLabel)),
+      h("div", { class: "lobby-table-actions" }, buttons));
+  }
+
+  function go(id) {
+    ctx.navigate(`/table/${encodeURIComponent(id)}`);
+  }
+
+  // Sit at the first free seat, then open the table. The join makes the server send the
+  // table's state (and version), which a sit must name; a stale answer is retried.
+  async function sit(id, button) {
+    if (busy) return;
+    busy = true;
+    button.disabled = true;
+    try {
+      const joined = await conn.watchTable(id);
+      if (joined.type === "error") throw joined;
+      let answer = null;
+      for (let attempt = 0; attempt < 4; attempt += 1) {
+        if (conn.version(id) === 0) await tableFrame(id);
+        answer = await conn.tableCommand(id, { type: "sit", seat: null });
+        if (!(answer.type === "error" && answer.code === "stale")) break;
+        await tableFrame(id);
+      }
+      if (answer.type === "error") throw answer;
+      go(id);
+    } catch (err) {
+      ctx.notify(readableError(err), "error");
+      button.disabled = false;
+    } finally {
+      busy = false;
+    }
+  }
+
+  // Resolves at the next event/sync frame of table `id` (or after a short wait).
+  function tableFrame(id, ms = 2000) {
+    return new Promise((resolve) => {
+      const done = () => {
+        conn.removeEventListener("table", onTable);
+        clearTimeout(timer);
+        resolve();
+      };
+      const onTable = (e) => {
+        if (e.detail.table === id) done();
+      };
+      const timer = setTimeout(done, ms);
+      conn.addEventListener("table", onTable);
+    });
+  }
+
+  const onLobby = (e) => show(e.detail.version, e.detail.tables);
+  conn.addEventListener("lobby", onLobby);
+  conn.watchLobby();
+  api("GET", "/api/tables").then(
+    (data) => {
+      if (version < 0 || data.version > version) show(data.version, data.tables);
+    },
+    (err) => {
+      if (tables === null) fill(list, h("p", { class: "error", role: "alert" }, readableError(err)));
+    },
+  );
+
+  const form = mountCreateTable(formRoot, ctx);
+
+  return {
+    unmount() {
+      conn.removeEventListener("lobby", onLobby);
+      conn.unwatchLobby();
+      form.unmount();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// The profile: the account (a guest may claim it with a name and password), the
+// options (automatic declaration B8, deck style C2, language), log out.
+import { api } from "../api.js";
+import { LANGUAGES, language, t } from "../i18n.js";
+import { credentialsForm } from "./auth.js";
+import { h, fill, uid } from "./dom.js";
+import { readableError } from "./errors.js";
+
+const FALLBACK_STYLES = ["french", "napoletane", "piacentine"];
+
+// A preview of the style's 7 of diamonds; a plain drawn card when the SVG is missing.
+export function deckPreview(style) {
+  const fallback = () => h("span", { class: "card-fallback", "aria-hidden": "true" },
+    h("span", { class: "rank" }, "7"), h("span", { class: "suit" }, "♦"));
+  const box = h("div", { class: "deck-preview", dataset: { style } });
+  const img = h("img", {
+    src: `/static/decks/${encodeURIComponent(style)}/7D.svg`,
+    alt: t("profile.preview_alt", { style: t(`deck.${style}`) }),
+    width: 90, height: 140,
+  });
+  img.addEventListener("error", () => fill(box, fallback()));
+  box.appendChild(img);
+  return box;
+}
+
+export function mountProfile(root, ctx) {
+  let user = ctx.user;
+  let styles = FALLBACK_STYLES;
+  const page = h("section", { class: "page profile" });
+  root.appendChild(page);
+
+  api("GET", "/api/choices").then((c) => {
+    if (Array.isArray(c.deck_styles) && c.deck_styles.length) {
+      styles = c.deck_styles;
+      render();
+    }
+  }, () => {});
+
+  function render() {
+    fill(page,
+      h("h1", {}, t("profile.title")),
+      h("div", { class: "profile-grid" },
+        accountPanel(),
+        optionsPanel()));
+  }
+
+  function accountPanel() {
+    const panel = h("section", { class: "panel account" },
+      h("h2", {}, t("profile.account")),
+      h("p", {}, t("profile.name"), " ", h("strong", { class: "account-name" }, user.name)),
+      h("p", { class: "muted" }, user.guest ? t("profile.guest_text") : t("profile.registered_text")));
+    if (user.guest) {
+      const { form } = credentialsForm({
+        path: "/api/claim",
+        submitLabel: t("profile.claim"),
+        newAccount: true,
+        done(claimed) {
+          user = claimed;
+          ctx.setUser(claimed, { adoptLanguage: false });
+          ctx.notify(t("profile.claimed", { name: claimed.name }), "ok");
+          render();
+        },
+      });
+      form.classList.add("claim-form");
+      panel.append(h("h3", {}, t("profile.claim_title")), form);
+    }
+    panel.append(h("p", {},
+      h("button", { type: "button", class: "danger", name: "logout", onclick: () => ctx.logout() }, t("nav.logout"))));
+    return panel;
+  }
+
+  function optionsPanel() {
+    const opts = user.options || {};
+    const autoId = uid("p");
+    const auto = h("input", { type: "checkbox", id: autoId, name: "auto_declare", checked: opts.auto_declare !== false, "aria-describedby": `${autoId}-help` });
+    const styleId = uid("p");
+    const current = styles.includes(opts.deck_style) ? opts.deck_style : styles[0];
+    const preview = h("div", { class: "preview-slot" }, deckPreview(current));
+    const style = h("select", {
+      id: styleId, name: "deck_style",
+      onchange: (e) => fill(preview, deckPreview(e.target.value)),
+    }, styles.map((s) => h("option", { value: s, selected: s === current }, t(`deck.${s}`))));
+    const langId = uid("p");
+    const lang = h("select", { id: langId, name: "language" },
+      LANGUAGES.map((l) => h("option", { value: l, lang: l, selected: l === language() }, t(`language.${l}`))));
+    const message = h("p", { class: "saved", role: "status" });
+    const error = h("p", { class: "error", role: "alert", hidden: true });
+    const save = h("button", { type: "submit", class: "primary", name: "save" }, t("profile.save"));
+    const form = h("form", { class: "form options-form", novalidate: true },
+      h("h2", {}, t("profile.options")),
+      h("div", { class: "check" },
+        auto,
+        h("label", { for: autoId }, t("profile.auto_declare"), h("span", { class: "rule-ref" }, " B8")),
+        h("small", { id: `${autoId}-help`, class: "hint" }, t("profile.auto_declare_help"))),
+      h("div", { class: "field deck-field" },
+        h("label", { for: styleId }, t("profile.deck_style"), h("span", { class: "rule-ref" }, " C2")),
+        h("div", { class: "deck-row" }, style, preview)),
+      h("div", { class: "field" },
+        h("label", { for: langId }, t("profile.language")),
+        lang),
+      error,
+      save,
+      message);
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      error.hidden = true;
+      message.textContent = "";
+      save.disabled = true;
+      const changes = { auto_declare: auto.checked, deck_style: style.value, language: lang.value };
+      try {
+        const data = await api("PUT", "/api/me/options", changes);
+        user = data.user;
+        ctx.setUser(data.user, { adoptLanguage: false });
+        if (ctx.conn) {
+          // Also now, at the tables the player sits at (sent again after a reconnect).
+          ctx.conn.send({ type: "auto_declare", on: changes.auto_declare }).then((answer) => {
+            if (answer.type === "error") ctx.notify(readableError(answer), "error");
+          });
+        }
+        if (changes.language !== language()) {
+          await ctx.chooseLanguage(changes.language); // re-renders this page in the new language
+          ctx.notify(t("profile.saved"), "ok");
+          return;
+        }
+        message.textContent = t("profile.saved");
+        save.disabled = false;
+      } catch (err) {
+        error.textContent = readableError(err);
+        error.hidden = false;
+        save.disabled = false;
+      }
+    });
+    return h("section", { class: "panel" }, form);
+  }
+
+  render();
+  return { unmount() {} };
+}
