@@ -63,11 +63,19 @@ export class Connection extends EventTarget {
     this.retry = 0;
     this.user = frame.user;
     this.setStatus("online");
-    if (this.lobbyWatched) this.raw({ type: "lobby", action: newAction() });
+    const waiting = [...this.pending.values()].map((p) => p.frame);
+    const joining = new Set(waiting.filter((f) => f.type === "join").map((f) => f.table));
+    if (this.lobbyWatched && !waiting.some((f) => f.type === "lobby")) {
+      this.raw({ type: "lobby", action: newAction() });
+    }
     for (const [id, t] of this.tables) {
+      if (joining.has(id)) continue; // its own join is resent below
       this.raw({ type: "join", action: newAction(), table: id, since: t.version ?? null, invite: t.invite ?? null });
     }
-    for (const { frame: pending } of this.pending.values()) this.raw(pending);
+    for (const frame of waiting) {
+      // a join resent after a reconnect asks for what was missed since the last version seen
+      this.raw(frame.type === "join" ? { ...frame, since: this.tables.get(frame.table)?.version ?? null } : frame);
+    }
   }
 
   onFrame(frame) {

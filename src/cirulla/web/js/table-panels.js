@@ -1,0 +1,240 @@
+// The parts of the table page around the board: the seat list of an open table, the
+// end of the partita, the carte viste panel (O1), the declaration dialog (accuso and
+// the matta's value), a confirmation dialog, and what the engine's events announce.
+import { cardElement, cardName, cardNames, rankName, SUITS } from "./cards.js";
+import { hasKey, t } from "./i18n.js";
+import { declarationChoices } from "./selection.js";
+import { sideName, sideOf } from "./table-board.js";
+import { h } from "./table-dom.js";
+
+// A readable line for an error frame or ApiError: the catalog's text for its code,
+// with the server's own explanation when it has one worth reading.
+export function errorText(err) {
+  const code = err.code || "";
+  const key = `table.error.${code}`;
+  const base = code && hasKey(key) ? t(key) : t("table.error.generic");
+  const detail = err.message && ["illegal_move", "bad_move", "not_your_turn", "stale"].includes(code) ? err.message : null;
+  return detail ? `${base} (${detail})` : base;
+}
+
+// An open table: who sits where, "Siediti" on free seats, "Alzati" for one's own.
+export function seatList(view, { me, onSit, onStand }) {
+  const mine = view.you;
+  const n = view.config.players;
+  const items = [];
+  for (let s = 0; s < n; s += 1) {
+    const seat = view.seats[s];
+    let action = null;
+    if (!seat && (mine === null || mine === undefined)) {
+      action = h("button", { type: "button", class: "sit primary", dataset: { seat: s }, onclick: () => onSit(s) }, t("table.sit"));
+    } else if (seat && s === mine) {
+      action = h("button", { type: "button", class: "stand", onclick: () => onStand() }, t("table.stand"));
+    }
+    const who = seat
+      ? [h("span", { class: "seat-name" }, seat.name), seat.bot ? h("span", { class: "chip bot" }, t("table.bot", { level: t(`table.level.${seat.bot}`) })) : null,
+        seat.user && me && seat.user === me.id ? h("span", { class: "chip you" }, t("table.you")) : null]
+      : h("span", { class: "free" }, t("table.seat.free"));
+    items.push(h("li", { class: ["seat-row", seat ? "taken" : "free"], dataset: { seat: s } },
+      h("span", { class: "seat-no" }, t("table.seat.number", { n: s + 1 })),
+      n === 4 ? h("span", { class: `chip side-${s % 2}` }, t("table.side", { n: (s % 2) + 1 })) : null,
+      who, action));
+  }
+  const free = view.seats.filter((s) => !s).length;
+  return h("section", { class: "seat-list" },
+    h("h2", {}, t("table.open.title")),
+    h("p", { class: "waiting-note" }, t("table.open.waiting", { n: free })),
+    h("ol", {}, items));
+}
+
+// The end of the partita: the winner, the totals, why it ended.
+export function endPanel(view, { sideNames, onReplay, onLobby }) {
+  const result = view.result || {};
+  const totals = result.totals || view.totals || [];
+  const winner = result.winner;
+  const mySide = view.you === null || view.you === undefined ? null : sideOf(view.you, view.config.players);
+  let headline;
+  if (winner === null || winner === undefined) headline = t("table.end.no_winner");
+  else if (mySide === winner) headline = t("table.end.you_won");
+  else if (mySide !== null) headline = t("table.end.you_lost", { winner: sideNames[winner] });
+  else headline = t("table.end.winner", { winner: sideNames[winner] });
+  const reason = result.reason ? t(`table.end.reason.${result.reason}`, { reason: result.reason }) : null;
+  const forfeit = view.forfeit
+    ? t("table.end.forfeit", { side: sideNames[view.forfeit.side], reason: t(`table.forfeit.${view.forfeit.reason}`) })
+    : null;
+  return h("section", { class: "end-panel", role: "region", "aria-label": t("table.end.title") },
+    h("h2", {}, t("table.end.title")),
+    h("p", { class: "winner" }, headline),
+    h("p", { class: "final-totals" }, sideNames.map((name, i) => `${name} ${totals[i] ?? 0}`).join(" \u2013 ")),
+    reason ? h("p", { class: "end-reason" }, reason) : null,
+    forfeit ? h("p", { class: "end-forfeit" }, forfeit) : null,
+    h("div", { class: "end-actions" },
+      h("button", { type: "button", class: "replay-link", onclick: onReplay }, t("table.end.replay")),
+      h("button", { type: "button", class: "lobby-link primary", onclick: onLobby }, t("table.end.lobby"))));
+}
+
+// O1: the cards played this smazzata, by suit.
+export function carteViste(codes, { style, lang }) {
+  const bySuit = SUITS.map((suit) => codes.filter((c) => c[1] === suit));
+  return h("section", { class: "carte-viste", "aria-label": t("table.carte_viste") },
+    h("h2", {}, t("table.carte_viste"), " ", h("span", { class: "count" }, `(${codes.length})`)),
+    h("div", { class: "viste-suits" },
+      bySuit.map((cards, i) => h("div", { class: `viste-suit suit-${SUITS[i]}` },
+        cards.map((c) => cardElement(c, { style, lang }))))));
+}
+
+// A modal <dialog>; resolves with the value of the button pressed (null on cancel).
+export function ask({ title, body, buttons, className = "" }) {
+  return new Promise((resolve) => {
+    const dialog = h("dialog", { class: ["table-dialog", className], "aria-label": title });
+    const form = h("form", { method: "dialog" },
+      h("h2", {}, title),
+      body,
+      h("div", { class: "dialog-buttons" },
+        buttons.map((b) => h("button", { type: "submit", value: b.value, class: b.primary ? "primary" : null, dataset: { choice: b.value } }, b.label))));
+    dialog.append(form);
+    dialog.addEventListener("close", () => {
+      const value = dialog.returnValue;
+      dialog.remove();
+      resolve(value && value !== "cancel" ? value : null);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
+
+export function confirmDialog(title, text, okLabel) {
+  return ask({
+    title,
+    body: h("p", {}, text),
+    buttons: [
+      { value: "cancel", label: t("table.cancel") },
+      { value: "ok", label: okLabel, primary: true },
+    ],
+  }).then((v) => v === "ok");
+}
+
+function declarationLabel(group, { style, lang }) {
+  return t("table.accuso.option", { kind: t(`table.bonus.${group.bonus}`), cards: cardNames(group.cards, style, lang) });
+}
+
+// B8 with automatic declaration off: which declaration, and the matta's value.
+// Resolves with the move to send, or null.
+export function chooseDeclaration(legal, { style, lang }) {
+  const groups = declarationChoices(legal);
+  if (groups.length === 1 && groups[0].options.length === 1) return Promise.resolve(groups[0].options[0].move);
+  const radios = groups.map((g, i) => {
+    const id = `decl-${i}`;
+    const values = g.options.length > 1 || g.options[0].matta
+      ? h("div", { class: "matta-values", role: "radiogroup", "aria-label": t("table.accuso.matta") },
+          h("span", { class: "matta-label" }, t("table.accuso.matta")),
+          g.options.map((o, j) => h("label", { class: "matta-value" },
+            h("input", { type: "radio", name: `matta-${i}`, value: o.move, checked: j === 0 }),
+            o.matta ? rankName(o.matta, style, lang) : "\u2013")))
+      : null;
+    return h("fieldset", { class: "decl-group" },
+      h("label", { class: "decl-choice" },
+        h("input", { type: "radio", name: "decl", value: String(i), id, checked: i === 0 }),
+        declarationLabel(g, { style, lang })),
+      values);
+  });
+  const body = h("div", { class: "decl-list" }, radios);
+  return ask({
+    title: t("table.accuso.title"),
+    body,
+    className: "accuso-dialog",
+    buttons: [
+      { value: "cancel", label: t("table.cancel") },
+      { value: "ok", label: t("table.accuso"), primary: true },
+    ],
+  }).then((v) => {
+    if (v !== "ok") return null;
+    const chosen = body.querySelector('input[name="decl"]:checked');
+    const g = groups[Number(chosen ? chosen.value : 0)];
+    const i = groups.indexOf(g);
+    const matta = body.querySelector(`input[name="matta-${i}"]:checked`);
+    return matta ? matta.value : g.options[0].move;
+  });
+}
+
+// What a batch of table records says, as lines for the announcement banner.
+export function announcements(records, view, { style, lang }) {
+  const players = view.config.players;
+  const seats = view.seats;
+  const name = (s) => (seats[s] ? seats[s].name : t("table.seat.empty", { n: s + 1 }));
+  const side = (i) => sideName(seats, players, i);
+  const lines = [];
+  for (const rec of records) {
+    switch (rec.type) {
+      case "sat":
+        lines.push({ text: t("table.event.sat", { name: rec.name, n: rec.seat + 1 }), kind: "info" });
+        break;
+      case "stood":
+        lines.push({ text: t("table.event.stood", { n: rec.seat + 1 }), kind: "info" });
+        break;
+      case "started":
+        lines.push({ text: t("table.event.started"), kind: "info" });
+        break;
+      case "committed":
+        lines.push({ text: t("table.event.deal", { n: rec.deal + 1 }), kind: "info" });
+        break;
+      case "forfeit":
+        lines.push({ text: t("table.event.forfeit", { side: side(rec.side), reason: t(`table.forfeit.${rec.reason}`) }), kind: "big" });
+        break;
+      case "ended":
+        lines.push({ text: rec.winner === null || rec.winner === undefined ? t("table.end.no_winner") : t("table.end.winner", { winner: side(rec.winner) }), kind: "big" });
+        break;
+      case "closed":
+        lines.push({ text: t("table.event.closed"), kind: "info" });
+        break;
+      default:
+        break;
+    }
+    for (const e of rec.events || []) {
+      switch (e.type) {
+        case "dealer_bonus":
+          lines.push({
+            text: t("table.event.dealer_bonus", { name: name(e.seat), points: e.points, cards: cardNames(e.cards, style, lang), kind: t(`table.dealer_kind.${e.kind}`, { kind: e.kind }) }),
+            kind: "big",
+          });
+          break;
+        case "declare":
+          lines.push({
+            text: t("table.event.declare", {
+              name: name(e.seat),
+              kind: t(`table.bonus.${e.kind}`),
+              points: e.points,
+              cards: cardNames(e.cards, style, lang),
+            }) + (e.matta_value ? ` ${t("table.matta_value", { value: rankName(["A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"][e.matta_value - 1], style, lang) })}` : ""),
+            kind: "big",
+          });
+          break;
+        case "play":
+          if (e.scopa) lines.push({ text: t("table.event.scopa", { name: name(e.seat), card: cardName(e.card, style, lang) }), kind: "big" });
+          break;
+        case "misdeal":
+          lines.push({ text: t("table.event.misdeal", { reason: t(`table.misdeal.${e.reason}`, { reason: e.reason }) }), kind: "info" });
+          break;
+        case "instant_win":
+          lines.push({ text: t("table.event.instant_win", { side: side(e.side), reason: t(`table.end.reason.${e.reason}`, { reason: e.reason }) }), kind: "big" });
+          break;
+        case "last_cards":
+          if (e.cards && e.cards.length) lines.push({ text: t("table.event.last_cards", { side: side(e.side), cards: cardNames(e.cards, style, lang) }), kind: "info" });
+          break;
+        case "pass":
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return lines;
+}
+
+// The last move, spoken: "anna: 7 di coppe prende 3 di bastoni, 4 di spade".
+export function describePlay(e, seats, { style, lang }) {
+  const who = seats[e.seat] ? seats[e.seat].name : t("table.seat.empty", { n: e.seat + 1 });
+  if (e.captured && e.captured.length) {
+    return t("table.event.capture", { name: who, card: cardName(e.card, style, lang), cards: cardNames(e.captured, style, lang) });
+  }
+  return t("table.event.lay", { name: who, card: cardName(e.card, style, lang) });
+}
