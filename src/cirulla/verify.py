@@ -62,10 +62,10 @@ def verify_record(record: Any) -> Verified:
         raise VerifyError("the partita in this record did not finish")
     game = state.game
     ended = state.result
-    if ended.get("winner") != game.winner or ended.get("totals") != game.totals:
+    if ended.get("winner") != game.winner or ended.get("totals") != state.totals:
         raise VerifyError(
             f"the log says side {ended.get('winner')} won with {ended.get('totals')},"
-            f" but its moves give side {game.winner} with {game.totals}"
+            f" but its moves give side {game.winner} with {state.totals}"
         )
     if record.get("game") != json.loads(json.dumps(game_record(game))):
         raise VerifyError("the game record does not match the partita its log replays")

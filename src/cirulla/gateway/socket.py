@@ -221,22 +221,13 @@ class Connection:
             if exc.code == "stale":
                 self.memory.put(self.account.id, cmd.action, answer)
                 self.deliver(answer)
-                self._resync(cmd.table)
+                await self._resync(cmd.table)
                 return
         self.memory.put(self.account.id, cmd.action, answer)
         self.deliver(answer)
 
-    def _resync(self, table_id: str) -> None:
-        actor = self.tables.get(table_id)
-        st = actor.state
-        self.deliver(
-            {
-                "type": "sync",
-                "table": st.id,
-                "version": st.version,
-                "view": st.view(actor.viewer(self)),
-            }
-        )
+    async def _resync(self, table_id: str) -> None:
+        await self.tables.get(table_id).resync(self)
 
     async def dispatch(self, cmd: Any) -> int | None:
         kind = cmd.type
@@ -256,40 +247,35 @@ class Connection:
                 await self.tables.get(table_id).set_auto_declare(self.account.id, cmd.on)
             return None
         actor = self.tables.get(cmd.table)
+        user = self.account.id
         if kind == "join":
-            if not self.tables.may_enter(cmd.table, self.account.id, cmd.invite):
+            if not self.tables.may_enter(cmd.table, user, cmd.invite):
                 raise TableError("private_table", "this table is private: you need its invite link")
             self.watching.add(cmd.table)
-            actor.subscribe(self, cmd.since)
-            return actor.state.version
+            return await actor.join(self, cmd.since)
         if kind == "leave":
             self.watching.discard(cmd.table)
             actor.unsubscribe(self)
-            if actor.state.status == "open" and actor.state.seat_of(self.account.id) is not None:
-                return await actor.stand(self.account.id)
+            if actor.state.status == "open" and actor.state.seat_of(user) is not None:
+                return await actor.stand(user)
             return actor.state.version
-        if cmd.version != actor.state.version:
-            raise TableError(
-                "stale",
-                f"the table is at version {actor.state.version}, not {cmd.version}: resyncing",
-            )
+        # The table checks `version` under its lock: a stale command is never applied.
         if kind == "sit":
-            if not self.tables.may_enter(cmd.table, self.account.id, cmd.invite):
+            if not self.tables.may_enter(cmd.table, user, cmd.invite):
                 raise TableError("private_table", "this table is private: you need its invite link")
-            fresh = await store.get_user(self.account.id)
+            fresh = await store.get_user(user)
             options = fresh.options if fresh is not None else self.account.options
             auto = bool(options.get("auto_declare", True))
-            version = await actor.sit(self.account.id, self.account.name, cmd.seat, auto)
-            if cmd.table not in self.watching:
+            if cmd.table not in self.watching:  # watch first, so the seat's own event arrives
                 self.watching.add(cmd.table)
-                actor.subscribe(self, version)
-            return version
+                await actor.join(self, cmd.version)
+            return await actor.sit(user, self.account.name, cmd.seat, auto, cmd.version)
         if kind == "stand":
-            return await actor.stand(self.account.id)
+            return await actor.stand(user, cmd.version)
         if kind == "play":
-            return await actor.play(self.account.id, cmd.move)
+            return await actor.play(user, cmd.move, cmd.version)
         if kind == "abandon":
-            return await actor.abandon(self.account.id)
+            return await actor.abandon(user, cmd.version)
         raise TableError("bad_command", f"unknown command {kind!r}")  # pragma: no cover
 
 

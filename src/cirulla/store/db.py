@@ -622,6 +622,32 @@ class Store:
             )
             return [_table(r) for r in rows]
 
+    async def ended_since(self, since: datetime) -> list[TableRow]:
+        """Tables that finished or closed after `since`: still reachable for their clients
+        for a while after a restart."""
+        async with self._read() as conn:
+            rows = await conn.execute(
+                select(*_TABLE_COLUMNS)
+                .where(tables.c.status.in_(("finished", "closed")), tables.c.updated_at >= since)
+                .order_by(tables.c.created_at, tables.c.id)
+            )
+            return [_table(r) for r in rows]
+
+    async def finished_without_record(self) -> list[TableRow]:
+        """Finished tables whose record was never saved (a crash right after the end)."""
+        async with self._read() as conn:
+            rows = await conn.execute(
+                select(*_TABLE_COLUMNS)
+                .where(
+                    tables.c.status == "finished",
+                    ~select(records_t.c.table_id)
+                    .where(records_t.c.table_id == tables.c.id)
+                    .exists(),
+                )
+                .order_by(tables.c.created_at, tables.c.id)
+            )
+            return [_table(r) for r in rows]
+
     # ---- finished partite -------------------------------------------------------------
     async def save_record(
         self,

@@ -119,6 +119,26 @@ class TableActor:
                 {"type": "sync", "table": st.id, "version": st.version, "view": st.view(viewer)}
             )
 
+    async def join(self, sub: Subscriber, since: int | None) -> int:
+        """`subscribe` in turn with the table's writes, so nobody sees a version being written."""
+        async with self._lock:
+            self.subscribe(sub, since)
+            return self.state.version
+
+    async def resync(self, sub: Subscriber) -> None:
+        async with self._lock:
+            st = self.state
+            view = st.view(self.viewer(sub))
+            sub.deliver({"type": "sync", "table": st.id, "version": st.version, "view": view})
+
+    def _expect(self, version: int | None) -> None:
+        """A command sent against another version than the table's is stale (the
+        client's picture of the table is out of date): refused, never applied."""
+        if version is not None and version != self.state.version:
+            raise TableError(
+                "stale", f"the table is at version {self.state.version}, not {version}: resyncing"
+            )
+
     def unsubscribe(self, sub: Subscriber) -> None:
         self.subscribers.discard(sub)
 
@@ -140,8 +160,16 @@ class TableActor:
                 sub.deliver(frame)
 
     # ---- commands from players --------------------------------------------------------
-    async def sit(self, user: str, name: str, seat: int | None, auto_declare: bool) -> int:
+    async def sit(
+        self,
+        user: str,
+        name: str,
+        seat: int | None,
+        auto_declare: bool,
+        expected: int | None = None,
+    ) -> int:
         async with self._lock:
+            self._expect(expected)
             st = self._open_table()
             if st.seat_of(user) is not None:
                 raise TableError("already_seated", "you already have a seat at this table")
@@ -165,8 +193,9 @@ class TableActor:
             }
             return await self._commit([("sat", data)])
 
-    async def stand(self, user: str) -> int:
+    async def stand(self, user: str, expected: int | None = None) -> int:
         async with self._lock:
+            self._expect(expected)
             st = self._open_table()
             seat = st.seat_of(user)
             if seat is None:
@@ -176,12 +205,15 @@ class TableActor:
                 steps.append(("closed", {"reason": "no players left"}))
             return await self._commit(steps)
 
-    async def play(self, user: str, notation: Any) -> int:
+    async def play(self, user: str, notation: Any, expected: int | None = None) -> int:
         async with self._lock:
             st = self.state
             seat = st.seat_of(user)
             if seat is None:
                 raise TableError("not_seated", "you have no seat at this table")
+            if st.timed_out(seat):
+                raise TableError("timeout", "your time ran out before the move arrived")
+            self._expect(expected)
             if st.status != "playing":
                 raise TableError("not_playing", "the partita is not being played")
             if st.to_move == seat and self._overdue(seat):
@@ -192,8 +224,9 @@ class TableActor:
             data = {"deal": st.deals_started - 1, "seat": seat, "move": str(move), "by": "player"}
             return await self._commit([("move", {**data, "clock": clock})])
 
-    async def abandon(self, user: str) -> int:
+    async def abandon(self, user: str, expected: int | None = None) -> int:
         async with self._lock:
+            self._expect(expected)
             seat = self.state.seat_of(user)
             if seat is None:
                 raise TableError("not_seated", "you have no seat at this table")
@@ -280,7 +313,10 @@ class TableActor:
                 },
             )
         if st.status == "finished":
-            await self._save_record()
+            try:
+                await self.save_record()
+            except Exception:  # the log has the end; the next start-up saves the record
+                log.exception("table %s: saving the record failed", st.id)
         if (st.to_move, st.deals_started) != before:
             self._turn_started = now_ms()
         self._broadcast(new)
@@ -313,7 +349,7 @@ class TableActor:
             elif need == "end":
                 game = st.game
                 assert game is not None
-                result = {"winner": game.winner, "totals": game.totals, "reason": game.end_reason}
+                result = {"winner": game.winner, "totals": st.totals, "reason": game.end_reason}
                 self._add(new, "ended", result)
             elif need == "commit" and (pause_over or self.deal_pause <= 0):
                 self._commit_deal(new, secrets)
@@ -366,7 +402,7 @@ class TableActor:
             if s is not None:
                 s.auto_declare = on
 
-    async def _save_record(self) -> None:
+    async def save_record(self) -> None:
         st = self.state
         assert st.game is not None
         record = {

@@ -6,11 +6,12 @@ import asyncio
 import hashlib
 import logging
 import secrets as _secrets
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..eventlog import LogRecord
 from ..shuffle import SHUFFLE_VERSION
-from ..store import RecordPlayer, SeatRow, Store
+from ..store import RecordPlayer, SeatRow, Store, TableRow
 from .actor import Subscriber, TableActor, now_ms
 from .config import TableConfig
 from .state import TableError, TableState
@@ -167,21 +168,43 @@ class TableManager:
         return actor, token
 
     async def restore(self) -> int:
-        """Rebuild every table that was open or in play when the server stopped."""
+        """Rebuild every table that was open or in play when the server stopped, and
+        those that ended less than LINGER_SECONDS ago (their clients may come back for
+        the end); save any finished partita's record a crash kept from being saved."""
+        now = datetime.now(UTC)
+        recent = await self.store.ended_since(now - timedelta(seconds=LINGER_SECONDS))
+        unrecorded = await self.store.finished_without_record()
         rows = await self.store.live_tables()
-        for row in rows:
-            records = await self.store.load_log(row.id)
-            secrets = await self.store.load_secrets(row.id)
-            try:
-                state = TableState.from_log(row.id, records, secrets)
-            except (TableError, ValueError) as exc:
-                log.error("table %s cannot be rebuilt from its log: %s", row.id, exc)
+        restored = 0
+        for row in [*rows, *recent, *(r for r in unrecorded if r.id not in {t.id for t in recent})]:
+            actor = await self._rebuild(row)
+            if actor is None:
                 continue
-            self.invites[row.id] = row.invite_hash
-            actor = self._actor(state, records)
-            await actor.catch_up()
-        log.info("restored %d tables", len(rows))
-        return len(rows)
+            restored += 1
+            if row.status in ("open", "playing"):
+                await actor.catch_up()
+                continue
+            if row.status == "finished" and row.id in {u.id for u in unrecorded}:
+                await actor.save_record()
+            if row in recent:
+                left = LINGER_SECONDS - (now - row.updated_at).total_seconds()
+                self._reap_later(actor, max(0.0, left))
+            else:
+                actor.close()
+                del self.tables[row.id]
+        log.info("restored %d tables", restored)
+        return restored
+
+    async def _rebuild(self, row: TableRow) -> TableActor | None:
+        records = await self.store.load_log(row.id)
+        secrets = await self.store.load_secrets(row.id)
+        try:
+            state = TableState.from_log(row.id, records, secrets)
+        except (TableError, ValueError) as exc:
+            log.error("table %s cannot be rebuilt from its log: %s", row.id, exc)
+            return None
+        self.invites[row.id] = row.invite_hash
+        return self._actor(state, records)
 
     # ---- finding ----------------------------------------------------------------------
     def get(self, table_id: str) -> TableActor:
@@ -215,7 +238,7 @@ class TableManager:
             "partita_seconds": st.config.partita_seconds,
             "target": st.rules.target,
             "hands": st.rules.hands,
-            "totals": st.game.totals if st.game is not None else None,
+            "totals": st.totals,
             "version": st.version,
         }
 
@@ -251,9 +274,9 @@ class TableManager:
         for sub in list(self.lobby_subscribers):
             sub.deliver(frame)
 
-    def _reap_later(self, actor: TableActor) -> None:
+    def _reap_later(self, actor: TableActor, delay: float = LINGER_SECONDS) -> None:
         async def reap() -> None:
-            await asyncio.sleep(LINGER_SECONDS)
+            await asyncio.sleep(delay)
             actor.close()
             if self.tables.get(actor.id) is actor:
                 del self.tables[actor.id]

@@ -253,6 +253,19 @@ class TableState:
             return None
         return self.game.deal.to_move
 
+    @property
+    def totals(self) -> list[int] | None:
+        """Points per side: after a timeout or abandon, E6's settlement."""
+        if self.game is None:
+            return None
+        settled = self.game.forfeit_result
+        return list(settled.totals) if settled is not None else self.game.totals
+
+    def timed_out(self, seat: int | None) -> bool:
+        """Whether `seat` lost this partita on time."""
+        f = self.forfeit
+        return seat is not None and f is not None and f["reason"] == "timeout" and f["seat"] == seat
+
     def seat_of(self, user: str) -> int | None:
         for i, s in enumerate(self.seats):
             if s is not None and s.user == user:
@@ -343,7 +356,7 @@ class TableState:
         }
         if game is not None:
             out["deal"] = game.deal.view(viewer)
-            out["totals"] = game.totals
+            out["totals"] = self.totals
             out["scores"] = [_score_dict(d) for d in game.deals if d.is_over]
             out["spareggio"] = game.spareggio
         return out
