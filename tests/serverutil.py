@@ -173,7 +173,8 @@ class Player:
         headers = {"Cookie": self.cookie}
         if origin is not None:
             headers["Origin"] = origin
-        self.ws = connect(self.server.ws_url, additional_headers=headers, max_size=2**22)
+        ws = connect(self.server.ws_url, additional_headers=headers, max_size=2**22)
+        self.ws = ws.__enter__()  # closed by close(); entering marks it as managed
         self.recv_until(lambda f: f["type"] == "welcome")
         return self
 
