@@ -469,6 +469,30 @@ def test_a_bad_seat_number_is_refused(server: Server) -> None:
     assert snapshot(a, table) == before
 
 
+def test_fields_must_have_their_exact_types(server: Server) -> None:
+    """A seat "1", a version true: refused, not coerced (pydantic's strict mode)."""
+    a = Player(server).guest()
+    table = a.create_table({"players": 2})
+    a.connect()
+    a.join(table)
+    b = Player(server).guest().connect()
+    b.join(table)
+    before = snapshot(a, table)
+    version = b.version[table]
+    for field, value in (
+        ("seat", "1"),
+        ("seat", True),
+        ("version", str(version)),
+        ("version", True),
+    ):
+        frame = {"type": "sit", "table": table, "version": version, "seat": 1, field: value}
+        error = b.command(frame)
+        assert_readable(error, "bad_command")
+        assert field in error["message"], error
+    assert snapshot(a, table) == before
+    assert b.sit(table, 1)["type"] == "ack"
+
+
 def test_the_server_is_up_and_logged_no_error_after_the_abuse(server: Server) -> None:
     """Run last in this module: nothing above made the server fail inside."""
     r = httpx.get(f"{server.base_url}/api/health", timeout=5)

@@ -14,7 +14,7 @@ Version = Annotated[int, Field(ge=0)]
 
 
 class _Base(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # "1" is not a seat
 
     action: ActionId
 

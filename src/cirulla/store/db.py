@@ -12,6 +12,7 @@ gets `VersionConflict` with nothing changed.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets as _secrets
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -261,6 +262,7 @@ class Store:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._writer = engine.execution_options(cirulla_write=True)
+        self._write_lock = asyncio.Lock() if engine.dialect.name == "sqlite" else None
         self.dialect: Final = engine.dialect.name
 
     @classmethod
@@ -311,7 +313,13 @@ class Store:
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncConnection]:
-        async with self._writer.begin() as conn:
+        if self._write_lock is None:
+            async with self._writer.begin() as conn:
+                yield conn
+            return
+        # SQLite has one writer at a time; waiting in its busy handler means sleeps of
+        # up to 100 ms, so this process's writers queue here instead, first come first served.
+        async with self._write_lock, self._writer.begin() as conn:
             yield conn
 
     @asynccontextmanager
