@@ -676,7 +676,7 @@ def test_cirulla_verify_rejects_a_changed_revealed_seed(
 ) -> None:
     record = copy.deepcopy(partita["record"])
     revealed = next(r for r in record["log"] if r["type"] == "revealed")
-    revealed["data"]["seed"] += 1
+    revealed["data"]["seed"] = str(int(revealed["data"]["seed"]) + 1)
     rehash(record)
     out = _verify_one(record, tmp_path, "changed-seed")
     assert "does not match" in out and "seed" in out

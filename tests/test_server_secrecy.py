@@ -109,9 +109,9 @@ class Truth:
             elif kind == "revealed":
                 k = data["deal"]
                 assert deals[k].is_over, f"deal {k} revealed before it was over"
-                assert data["seed"] == game.deals[k].seed
-                assert commitment(data["seed"]) == commitments[k]
-                self.seeds[k] = data["seed"]
+                assert data["seed"] == str(game.deals[k].seed)
+                assert commitment(int(data["seed"])) == commitments[k]
+                self.seeds[k] = int(data["seed"])
                 self.revealed_at[k] = version
             open_hands: set[int] = set()
             if current is not None:

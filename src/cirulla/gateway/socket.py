@@ -16,6 +16,7 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
@@ -33,6 +34,11 @@ router = APIRouter()
 
 POLICY_VIOLATION = 1008
 OUTBOX_LIMIT = 5000  # frames waiting for a client that does not read: it is cut off
+
+
+def _encode(frame: dict[str, Any]) -> str:
+    """JSON text of a frame; orjson, since encoding views is much of a busy server's work."""
+    return orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 class ActionMemory:
@@ -118,7 +124,17 @@ class Connection:
             frame = await self.outbox.get()
             if frame is None:
                 return
-            await self.ws.send_text(json.dumps(frame, separators=(",", ":")))
+            try:
+                text = _encode(frame)
+            except TypeError:  # a bug: say so and cut the client off rather than go quiet
+                log.exception(
+                    "cannot encode a %s frame for %s", frame.get("type"), self.account.name
+                )
+                self.closing = 1011
+                with contextlib.suppress(Exception):
+                    await self.ws.close(code=1011)
+                return
+            await self.ws.send_text(text)
 
     async def run(self) -> None:
         sender = asyncio.create_task(self.sender())

@@ -345,7 +345,8 @@ class TableActor:
                 self._commit_deal(new, secrets)
             elif need == "reveal":
                 k = st.deals_started - 1
-                self._add(new, "revealed", {"deal": k, "seed": st.secrets[k]})
+                # a string: 128-bit integers do not survive JSON readers such as JavaScript's
+                self._add(new, "revealed", {"deal": k, "seed": str(st.secrets[k])})
             elif need == "end":
                 game = st.game
                 assert game is not None

@@ -17,7 +17,7 @@ Record types and their data (every record also has `version` and `at`):
   commitment to smazzata k's secret seed, published before its cards are dealt
 - ``move``      ``{"deal", "seat", "move": notation, "by": "player" | "bot" | "auto",
   "clock": ms left on the seat's partita clock | None}``
-- ``revealed``  ``{"deal": k, "seed": int}``: the seed, once smazzata k is over
+- ``revealed``  ``{"deal": k, "seed": "<decimal digits>"}``: the seed, once smazzata k is over
 - ``forfeit``   ``{"seat", "side", "reason": "timeout" | "abandon"}`` (E6)
 - ``ended``     ``{"winner", "totals", "reason"}``
 - ``closed``    ``{"reason"}``: the table shut before its partita began
@@ -346,7 +346,7 @@ class TableState:
             "clocks": list(self.clocks),
             "turn_since": self.turn_since,
             "commitments": {str(k): v for k, v in self.commitments.items()},
-            "revealed": {str(k): v for k, v in self.revealed.items()},
+            "revealed": {str(k): str(v) for k, v in self.revealed.items()},
             "deal_index": self.deals_started - 1,
             "deal": None,
             "totals": None,
