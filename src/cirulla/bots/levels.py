@@ -34,7 +34,7 @@ LEVELS: Final[dict[str, Level]] = {
         "campione",
         "ismcts",
         "searches the smazzata ahead: at most a second a move",
-        budget=Budget(iterations=300, seconds=1.0),
+        budget=Budget(iterations=1500, seconds=1.0),
     ),
 }
 
