@@ -56,6 +56,7 @@ def serve(settings: Settings) -> None:
         log_config=None,  # keep our JSON lines for uvicorn's own messages too
         log_level=settings.log_level,
         ws_max_size=max(settings.max_frame * 4, 65_536),
+        ws_per_message_deflate=settings.ws_deflate,
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,
     )

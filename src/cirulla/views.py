@@ -7,6 +7,7 @@ The seed and the order of the undealt cards never appear in a view.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -55,11 +56,36 @@ def filter_event(event: dict[str, Any], deal: Deal, viewer: int | None) -> dict[
     return out
 
 
+# A deal's events only ever grow, and how each one is filtered for a viewer never
+# changes (_hand_owners depends on the rules alone), so a server sending views after
+# every move keeps both lists per deal instead of rebuilding them each time.
+_CACHE: weakref.WeakKeyDictionary[Deal, tuple[list[dict[str, Any]], dict[Any, list[Any]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _events(deal: Deal) -> list[dict[str, Any]]:
+    entry = _CACHE.get(deal)
+    if entry is None:
+        entry = _CACHE[deal] = ([], {})
+    raw = entry[0]
+    if len(raw) < deal.event_count:
+        raw.extend(deal.events_from(len(raw)))
+    return raw
+
+
+def _history(deal: Deal, viewer: int | None, events: list[dict[str, Any]]) -> list[Any]:
+    filtered = _CACHE[deal][1].setdefault(viewer, [])
+    for e in events[len(filtered) :]:
+        filtered.append(filter_event(e, deal, viewer))
+    return list(filtered)
+
+
 def deal_view(deal: Deal, viewer: int | None) -> dict[str, Any]:
     rules = deal.rules
     n = deal.players
     seen = visible_hands(deal, viewer)
-    events = deal.events
+    events = _events(deal)
     hands = []
     for s in range(n):
         entry: dict[str, Any] = {
@@ -100,7 +126,7 @@ def deal_view(deal: Deal, viewer: int | None) -> dict[str, Any]:
         "matta": None if matta is None else {"card": str(matta), "value": deal.matta_value},
         "declarations": [dict(d) for d in deal._declarations],
         "misdeals": deal.misdeals,
-        "history": [filter_event(e, deal, viewer) for e in events],
+        "history": _history(deal, viewer, events),
         "is_over": deal.is_over,
         "score": deal._score.to_dict() if deal._score is not None else None,
         "instant_winner": deal.instant_winner,
