@@ -7,11 +7,13 @@ The seed and the order of the undealt cards never appear in a view.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .deal import Deal
+    from .rules import Rules
 
 __all__ = ["deal_view", "filter_event", "visible_hands"]
 
@@ -64,6 +66,12 @@ _CACHE: weakref.WeakKeyDictionary[Deal, tuple[list[dict[str, Any]], dict[Any, li
 )
 
 
+@functools.lru_cache(maxsize=256)
+def _rules_json(rules: Rules) -> dict[str, Any]:
+    """rules.to_dict(), made once per set of rules: every view carries it."""
+    return rules.to_dict()
+
+
 def _events(deal: Deal) -> list[dict[str, Any]]:
     entry = _CACHE.get(deal)
     if entry is None:
@@ -100,7 +108,7 @@ def deal_view(deal: Deal, viewer: int | None) -> dict[str, Any]:
     matta = deal._matta
     view: dict[str, Any] = {
         "game": rules.game,
-        "rules": rules.to_dict(),
+        "rules": _rules_json(rules),
         "players": n,
         "seat": viewer,
         "side": None if viewer is None else deal.side_of(viewer),

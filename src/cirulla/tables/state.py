@@ -93,6 +93,8 @@ class TableState:
     turn_since: int = 0  # `at` of the record after which the seat to move began its turn
     decks: list[list[str]] = field(default_factory=list)  # test mode: stacked decks
     first_dealer: int | None = None  # test mode: the first dealer
+    _view_cache: tuple[int, dict[str, Any]] | None = None
+    _config_json: dict[str, Any] = field(default_factory=dict)
 
     # ---- building -----------------------------------------------------------------
     @classmethod
@@ -115,6 +117,7 @@ class TableState:
     def created(cls, table_id: str, record: LogRecord, secrets: dict[int, int]) -> TableState:
         config = TableConfig.model_validate(record.data["config"])
         state = cls(table_id, config, config.rules(), record.data.get("owner"), dict(secrets))
+        state._config_json = config.model_dump(mode="json")
         state.decks = [list(d) for d in record.data.get("decks", [])]
         state.first_dealer = record.data.get("dealer")
         state.seats = [None] * config.players
@@ -334,15 +337,27 @@ class TableState:
     def view(self, viewer: int | None) -> dict[str, Any]:
         """The whole table as `viewer` may see it: the deal through `deal.view` (whose
         `legal_moves` only the seat to move gets), clocks, scores so far."""
+        out = dict(self._shared())
+        out["you"] = viewer
+        if self.game is not None:
+            out["deal"] = self.game.deal.view(viewer)
+        return out
+
+    def _shared(self) -> dict[str, Any]:
+        """The part of every viewer's view that is the same for all, made once a version
+        (a server sends a view to each seat after every move)."""
+        cached = self._view_cache
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
         game = self.game
         out: dict[str, Any] = {
             "table": self.id,
             "version": self.version,
             "status": self.status,
-            "config": self.config.model_dump(mode="json"),
+            "config": self._config_json,
             "owner": self.owner,
             "seats": [None if s is None else s.public() for s in self.seats],
-            "you": viewer,
+            "you": None,
             "clocks": list(self.clocks),
             "turn_since": self.turn_since,
             "commitments": {str(k): v for k, v in self.commitments.items()},
@@ -355,10 +370,10 @@ class TableState:
             "result": self.result,
         }
         if game is not None:
-            out["deal"] = game.deal.view(viewer)
             out["totals"] = self.totals
             out["scores"] = [_score_dict(d) for d in game.deals if d.is_over]
             out["spareggio"] = game.spareggio
+        self._view_cache = (self.version, out)
         return out
 
 
