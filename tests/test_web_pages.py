@@ -361,7 +361,8 @@ def test_the_language_switch_changes_the_strings_and_persists(pages: Any) -> Non
     page = pages(locale="it-IT", viewport=PHONE)
     as_guest(page)
     expect(page.get_by_role("heading", name="Tavoli")).to_be_visible()
-    page.locator('.langswitch button[data-lang="en"]').click()
+    with page.expect_response("**/api/me/options"):  # saved before the reload below
+        page.locator('.langswitch button[data-lang="en"]').click()
     page.get_by_role("heading", name="Tables").wait_for()
     expect(page.get_by_role("button", name="Create the table")).to_be_visible()
     expect(page.locator(".topnav").get_by_role("link", name="Profile")).to_be_visible()
@@ -372,7 +373,8 @@ def test_the_language_switch_changes_the_strings_and_persists(pages: Any) -> Non
         page.locator('.langswitch button[data-lang="en"]').get_attribute("aria-pressed") == "true"
     )
     assert api_get(page, "/api/me")["user"]["options"]["language"] == "en"
-    page.locator('.langswitch button[data-lang="it"]').click()
+    with page.expect_response("**/api/me/options"):
+        page.locator('.langswitch button[data-lang="it"]').click()
     page.get_by_role("heading", name="Tavoli").wait_for()
     page.reload()
     page.get_by_role("heading", name="Tavoli").wait_for()
