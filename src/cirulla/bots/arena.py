@@ -22,10 +22,18 @@ Paired partite work the same way: partita j is a `cirulla.Game` seeded with
 shuffles its k-th smazzata from (game seed, k), so every play of the partita sees
 the same decks at the same indexes however long it lasts (checked as it runs).
 
+Cirulo (`game="cirulo"`, 4 to 6 players, no sides) uses the 3-player design for
+any number of players: A alone in each seat against B everywhere else, then B
+alone in each seat (2 * players plays of every deck, play i and play players + i
+mirror images). A play's margin is A's mean balance for the hand minus B's
+(points: share of the pot less coins paid in, CI5); every hand starts with an
+empty pot. Paired partite are not offered for Cirulo.
+
 A budget in seconds makes a bot depend on the machine's speed and load: such a
 run is not reproducible, and it should use no more processes than free cores.
 Statistics (normal intervals, Wilson for win rates) are in `stats.py`. The
-command: `cirulla arena A B [--players 4 --preset cirulla --pairs 100 ...]`.
+command: `cirulla arena A B [--players 4 --preset cirulla --pairs 100 ...]`, or
+`cirulla arena heuristic random --game cirulo --players 5 --deck poker52`.
 """
 
 from __future__ import annotations
@@ -48,6 +56,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ..cirulo import CiruloRules
+from ..cirulo import Deal as CiruloDeal
+from ..cirulo import bots as cirulo_bots
 from ..deal import Deal
 from ..game import Game, derived_seed
 from ..moves import IllegalMove
@@ -101,6 +112,15 @@ class BotSpec:
             return get(self.name, seed=seed, budget=self.budget, **self.options)
         return self.factory(seed=seed, budget=self.budget, **self.options)
 
+    def make_cirulo(self, seed: int) -> cirulo_bots.CiruloBot:
+        """The same, from the Cirulo bots (`cirulla.cirulo.bots`)."""
+        if self.factory is None:
+            return cirulo_bots.get(self.name, seed=seed, budget=self.budget, **self.options)
+        bot = self.factory(seed=seed, budget=self.budget, **self.options)
+        if not isinstance(bot, cirulo_bots.CiruloBot):
+            raise ValueError(f"bot {self.name!r} is not a Cirulo bot")
+        return bot
+
     def to_dict(self) -> dict[str, Any]:
         budget = self.budget
         return {
@@ -120,7 +140,8 @@ def _spec(bot: BotSpec | str) -> BotSpec:
 class ArenaConfig:
     """An arena run. `a` and `b` are bot names or `BotSpec`s; `pairs` is the number of
     decks (each played by every seating, see `seatings`); `partite` the number of
-    paired partite; `preset` a `Rules.presets()` name or a `Rules`."""
+    paired partite; `preset` a `Rules.presets()` name or a `Rules`. `game="cirulo"`
+    plays Cirulo hands with `cirulo` rules (default `CiruloRules()`), no partite."""
 
     a: BotSpec | str
     b: BotSpec | str
@@ -130,6 +151,12 @@ class ArenaConfig:
     partite: int = 0
     seed: int = 0
     processes: int = 1
+    game: str = "cirulla"
+    cirulo: CiruloRules | None = None
+
+    @property
+    def cirulo_rules(self) -> CiruloRules:
+        return self.cirulo if self.cirulo is not None else CiruloRules()
 
     @property
     def bot_a(self) -> BotSpec:
@@ -157,6 +184,15 @@ class ArenaConfig:
             or self.processes < 1
         ):
             raise ValueError(f"processes must be a positive integer, not {self.processes!r}")
+        if self.game == "cirulo":
+            self.cirulo_rules.check_players(self.players)
+            if self.partite:
+                raise ValueError("paired partite are not offered for Cirulo: use pairs")
+            for spec in (self.bot_a, self.bot_b):
+                spec.make_cirulo(0)  # an unknown name or a bad option fails here
+            return
+        if self.game != "cirulla":
+            raise ValueError(f"game must be 'cirulla' or 'cirulo', not {self.game!r}")
         if self.players not in (2, 3, 4):
             raise ValueError(f"players must be 2, 3 or 4, not {self.players!r}")
         self.rules.check_players(self.players)
@@ -164,23 +200,34 @@ class ArenaConfig:
             spec.make(0)  # an unknown name or a bad option fails here, not in a worker
 
     def to_dict(self) -> dict[str, Any]:
-        rules = self.rules
+        if self.game == "cirulo":
+            preset: str | None = None
+            rules_dict = self.cirulo_rules.to_dict()
+        else:
+            rules = self.rules
+            preset = self.preset if isinstance(self.preset, str) else rules.preset_name()
+            rules_dict = rules.to_dict()
         return {
             "a": self.bot_a.to_dict(),
             "b": self.bot_b.to_dict(),
+            "game": self.game,
             "players": self.players,
-            "preset": self.preset if isinstance(self.preset, str) else rules.preset_name(),
-            "rules": rules.to_dict(),
+            "preset": preset,
+            "rules": rules_dict,
             "pairs": self.pairs,
             "partite": self.partite,
             "seed": self.seed,
             "processes": self.processes,
-            "seatings": [list(s) for s in seatings(self.players)],
+            "seatings": [list(s) for s in seatings(self.players, self.game)],
         }
 
 
-def seatings(players: int) -> tuple[tuple[int, ...], ...]:
+def seatings(players: int, game: str = "cirulla") -> tuple[tuple[int, ...], ...]:
     """A's seats in each play of a deck (B has the others); see the module doc."""
+    if game == "cirulo":  # A alone in each seat, then B alone in each seat
+        CiruloRules().check_players(players)
+        alone = tuple((s,) for s in range(players))
+        return alone + tuple(tuple(t for t in range(players) if t != s) for s in range(players))
     if players == 2:
         return ((0,), (1,))
     if players == 4:
@@ -214,10 +261,11 @@ def _margin(points: Sequence[float], a_seats: Sequence[int]) -> float:
 @dataclass(frozen=True)
 class PlayResult:
     """One play of a deck: A's seats, the points of each seat (its side's total for
-    the smazzata) and the work done. Timings are left out of comparisons."""
+    the smazzata; a Cirulo hand's balance) and the work done. Timings are left out
+    of comparisons."""
 
     a_seats: tuple[int, ...]
-    points: tuple[int, ...]
+    points: tuple[float, ...]
     moves_a: int
     moves_b: int
     seconds_a: float = field(default=0.0, compare=False)
@@ -470,8 +518,52 @@ def _make_bots(
     ]
 
 
+def _play_cirulo_pair(config: ArenaConfig, index: int) -> PairResult:
+    """Play Cirulo deck `index` once per seating: each seat's balance for the hand."""
+    rules = config.cirulo_rules
+    seed = deck_seed(config.seed, index)
+    dealer = index % config.players
+    plays = []
+    for play, a_seats in enumerate(seatings(config.players, "cirulo")):
+        deal = CiruloDeal(rules, config.players, dealer, seed=seed)
+        bots = [
+            (config.bot_a if seat in a_seats else config.bot_b).make_cirulo(
+                _bot_seed(config.seed, "cirulo", index, play, seat)
+            )
+            for seat in range(config.players)
+        ]
+        clock = _Clock()
+        while not deal.is_over:
+            seat = deal.to_move
+            assert seat is not None
+            who = 0 if seat in a_seats else 1
+            start = time.perf_counter()
+            card = cirulo_bots.choose_card(bots[seat], deal, seat)
+            clock.seconds[who] += time.perf_counter() - start
+            clock.moves[who] += 1
+            try:
+                deal.play(card, seat)
+            except IllegalMove as exc:
+                raise RuntimeError(
+                    f"bot {bots[seat]!r} at seat {seat} chose an illegal card: {exc}"
+                ) from exc
+        plays.append(
+            PlayResult(
+                a_seats=a_seats,
+                points=tuple(float(b) for b in deal.settlement().balances),
+                moves_a=clock.moves[0],
+                moves_b=clock.moves[1],
+                seconds_a=clock.seconds[0],
+                seconds_b=clock.seconds[1],
+            )
+        )
+    return PairResult(index, seed, dealer, tuple(plays))
+
+
 def play_pair(config: ArenaConfig, index: int) -> PairResult:
     """Play deck `index` once per seating (the unit of work given to a process)."""
+    if config.game == "cirulo":
+        return _play_cirulo_pair(config, index)
     rules = config.rules
     seed = deck_seed(config.seed, index)
     dealer = index % config.players
@@ -615,10 +707,10 @@ def plot_running(result: ArenaResult, path: str | Path) -> None:
         )
     ax.plot(xs, means, label="running mean")
     config = result.config
-    preset = config.to_dict()["preset"] or "custom rules"
+    preset = _rules_label(config)
     ax.set_title(f"{config.bot_a.name} vs {config.bot_b.name}: {config.players} players, {preset}")
     ax.set_xlabel("paired decks")
-    ax.set_ylabel("A - B points per smazzata")
+    ax.set_ylabel(f"A - B points per {_unit(config)}")
     ax.legend(loc="best")
     fig.savefig(path, dpi=110, format="png")
 
@@ -637,6 +729,16 @@ def _fmt_estimate(e: MeanEstimate) -> str:
     return f"{_fmt(e.mean)} ± {_fmt(e.se, sign=False)} [{_fmt(e.low)}, {_fmt(e.high)}]"
 
 
+def _unit(config: ArenaConfig) -> str:
+    return "hand" if config.game == "cirulo" else "smazzata"
+
+
+def _rules_label(config: ArenaConfig) -> str:
+    if config.game == "cirulo":
+        return f"cirulo, {config.cirulo_rules.deck}"
+    return str(config.to_dict()["preset"] or "custom rules")
+
+
 def result_table(result: ArenaResult) -> Table:
     """The final figures as a rich table."""
     config = result.config
@@ -644,20 +746,24 @@ def result_table(result: ArenaResult) -> Table:
     table = Table(title=f"Arena: A = {config.bot_a.name}, B = {config.bot_b.name}")
     table.add_column("figure (A's point of view)")
     table.add_column("value: mean ± se [95% interval]", justify="right", no_wrap=True)
-    table.add_row("players, rules", f"{config.players}, {data['config']['preset'] or 'custom'}")
+    table.add_row("players, rules", f"{config.players}, {_rules_label(config)}")
+    unit = _unit(config)
     if result.pairs:
         s = data["smazzate"]
         table.add_row("paired decks (plays)", f"{s['pairs']} ({s['plays']})")
-        table.add_row("A - B points per smazzata", _fmt_estimate(result.margin()))
+        table.add_row(f"A - B points per {unit}", _fmt_estimate(result.margin()))
         table.add_row("  A's side dealing", _fmt_estimate(result.margin_dealing(True)))
         table.add_row("  A's side not dealing", _fmt_estimate(result.margin_dealing(False)))
         table.add_row(
-            "points per smazzata A / B",
+            f"points per {unit} A / B",
             f"{_fmt(s['a_points_per_seat'], 2, False)} / {_fmt(s['b_points_per_seat'], 2, False)}",
         )
         t = result.smazzate()
         rate = t.won / t.played if t.played else 0.0
-        table.add_row("smazzate won / lost / tied", f"{t.won} / {t.lost} / {t.tied} ({rate:.1%})")
+        table.add_row(
+            f"{'hands' if unit == 'hand' else 'smazzate'} won / lost / tied",
+            f"{t.won} / {t.lost} / {t.tied} ({rate:.1%})",
+        )
     if result.partite:
         t = result.partite_tally()
         wilson = result.partite_wilson()
@@ -719,8 +825,20 @@ def add_cli(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("a", help="bot A: a registered name (e.g. greedy) or a level (e.g. campione)")
     p.add_argument("b", help="bot B")
-    p.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
+    p.add_argument(
+        "--game",
+        choices=("cirulla", "cirulo"),
+        default="cirulla",
+        help="cirulla (with --preset) or cirulo, the Spanish trick game (4-6 players)",
+    )
+    p.add_argument("--players", type=int, choices=(2, 3, 4, 5, 6), default=4)
     p.add_argument("--preset", choices=Rules.presets(), default="cirulla")
+    p.add_argument(
+        "--deck",
+        choices=("spanish48", "poker52"),
+        default="spanish48",
+        help="Cirulo's deck (only with --game cirulo)",
+    )
     p.add_argument("--pairs", type=_count(0), default=100, help="paired decks (default 100)")
     p.add_argument(
         "--partite", type=_count(0), default=0, help="paired partite to the target (default 0)"
@@ -738,7 +856,7 @@ def add_cli(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="PATH", help="write every figure and the config as JSON")
     p.add_argument("--plot", metavar="PATH", help="write a PNG of the running margin")
     p.add_argument("--quiet", action="store_true", help="no progress bar or table: one line")
-    p.set_defaults(func=_cmd_arena)
+    p.set_defaults(func=_cmd_arena, arena_parser=p)
     return p
 
 
@@ -765,6 +883,13 @@ def spec_for(name: str, budget: Budget | None = None) -> BotSpec:
 
 def _cmd_arena(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
+    allowed = (4, 5, 6) if args.game == "cirulo" else (2, 3, 4)
+    if args.players not in allowed:  # a usage error, as argparse's choices would give
+        parser: argparse.ArgumentParser = args.arena_parser
+        parser.error(
+            f"argument --players: {args.game} is for {', '.join(map(str, allowed))} players,"
+            f" not {args.players}"
+        )
     for option in ("json", "plot"):
         path = getattr(args, option)
         if path is not None and not Path(path).resolve().parent.is_dir():
@@ -773,15 +898,18 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
         err.print("[red]error: --plot needs matplotlib (pip install matplotlib)[/red]")
         return 2
+    cirulo = args.game == "cirulo"
     config = ArenaConfig(
-        a=spec_for(args.a, args.budget_a),
-        b=spec_for(args.b, args.budget_b),
+        a=BotSpec(args.a, args.budget_a) if cirulo else spec_for(args.a, args.budget_a),
+        b=BotSpec(args.b, args.budget_b) if cirulo else spec_for(args.b, args.budget_b),
         players=args.players,
         preset=args.preset,
         pairs=args.pairs,
         partite=args.partite,
         seed=args.seed,
         processes=args.processes,
+        game=args.game,
+        cirulo=CiruloRules(deck=args.deck) if cirulo else None,
     )
     try:
         config.check()
@@ -826,7 +954,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     out = Console()
     if args.quiet:
         m = result.margin()
-        line = f"A-B per smazzata {_fmt(m.mean)}" if result.pairs else "no smazzate"
+        line = f"A-B per {_unit(config)} {_fmt(m.mean)}" if result.pairs else "no smazzate"
         if m.low is not None:
             line += f" (95% {_fmt(m.low)} .. {_fmt(m.high)})"
         if result.partite:
