@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from .eventlog import ChainError, LogRecord, verify_chain
-from .record import game_record
 from .tables.state import TableError, TableState
 
 __all__ = ["TABLE_RECORD_FORMAT", "Verified", "VerifyError", "verify_file", "verify_record"]
@@ -34,7 +33,7 @@ class Verified:
     deals: int
     moves: int
     winner: int | None
-    totals: list[int]
+    totals: list[Any]  # points per side; Cirulo balances may be fractions ("85/3")
     last_hash: str
 
 
@@ -62,16 +61,22 @@ def verify_record(record: Any) -> Verified:
         raise VerifyError("the partita in this record did not finish")
     game = state.game
     ended = state.result
-    if ended.get("winner") != game.winner or ended.get("totals") != state.totals:
+    if ended.get("winner") != state.winner or ended.get("totals") != state.totals:
         raise VerifyError(
             f"the log says side {ended.get('winner')} won with {ended.get('totals')},"
-            f" but its moves give side {game.winner} with {state.totals}"
+            f" but its moves give side {state.winner} with {state.totals}"
         )
-    if record.get("game") != json.loads(json.dumps(game_record(game))):
+    if record.get("game") != json.loads(json.dumps(state.kind.record(game))):
         raise VerifyError("the game record does not match the partita its log replays")
     moves = sum(len(d.moves) for d in game.deals)
     return Verified(
-        table, len(records), len(game.deals), moves, game.winner, game.totals, records[-1].hash
+        table,
+        len(records),
+        len(game.deals),
+        moves,
+        state.winner,
+        state.totals or [],
+        records[-1].hash,
     )
 
 

@@ -26,12 +26,12 @@ class CreateTable(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     config: dict[str, Any] = Field(default_factory=dict)
-    seat: int | None = Field(None, ge=0, le=3)
+    seat: int | None = Field(None, ge=0, le=5)
 
 
 class CreateTestTable(CreateTable):
     decks: list[list[str]] | None = None
-    dealer: int | None = Field(None, ge=0, le=3)
+    dealer: int | None = Field(None, ge=0, le=5)
 
 
 def _tables(request: Request) -> TableManager:

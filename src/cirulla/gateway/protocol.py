@@ -50,7 +50,7 @@ class Sit(_Base):
     type: Literal["sit"]
     table: TableId
     version: Version
-    seat: Annotated[int, Field(ge=0, le=3)] | None = None
+    seat: Annotated[int, Field(ge=0, le=5)] | None = None
     invite: str | None = Field(None, max_length=64)
 
 

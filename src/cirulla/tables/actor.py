@@ -17,12 +17,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ..bots import Bot
-from ..bots.base import SeatView
-from ..bots.levels import level_bot
-from ..bots.simple import best_declaration
 from ..eventlog import LogRecord
 from ..game import derived_seed
-from ..record import game_record
 from ..shuffle import SHUFFLE_VERSION
 from .state import Seat, TableError, TableState, commitment
 
@@ -348,9 +344,7 @@ class TableActor:
                 # a string: 128-bit integers do not survive JSON readers such as JavaScript's
                 self._add(new, "revealed", {"deal": k, "seed": str(st.secrets[k])})
             elif need == "end":
-                game = st.game
-                assert game is not None
-                result = {"winner": game.winner, "totals": st.totals, "reason": game.end_reason}
+                result = {"winner": st.winner, "totals": st.totals, "reason": st.end_reason}
                 self._add(new, "ended", result)
             elif need == "commit" and (pause_over or self.deal_pause <= 0):
                 self._commit_deal(new, secrets)
@@ -380,18 +374,8 @@ class TableActor:
         who = st.seats[seat]
         if who is None or who.bot is not None or not who.auto_declare:
             return None
-        moves = st.legal_moves(seat)
-        if not any(m.kind in ("declare", "pass") for m in moves):
-            return None
-        assert st.game is not None
-        best = best_declaration(moves, SeatView(st.game.deal.view(seat)))
-        if best is not None:
-            return seat, str(best)
-        if all(m.kind in ("declare", "pass") for m in moves):
-            passes = [m for m in moves if m.kind == "pass"]
-            if passes:
-                return seat, str(passes[0])
-        return None
+        move = st.kind.auto_move(st.game.deal, seat)
+        return None if move is None else (seat, move)
 
     def _rollback(self) -> None:
         """Back to what the stored log says (after a failed write)."""
@@ -413,7 +397,7 @@ class TableActor:
             "seats": [
                 None if s is None else {"seat": i, **s.public()} for i, s in enumerate(st.seats)
             ],
-            "game": game_record(st.game),
+            "game": st.kind.record(st.game),
             "log": [r.to_dict() for r in self.records],
         }
         players = self._players_of(st) if self._players_of is not None else []
@@ -483,10 +467,10 @@ class TableActor:
         bot = self._bots.get(seat)
         if bot is None:
             seed = derived_seed(int(st.id.encode().hex(), 16) % (1 << 63), "bot", seat)
-            bot = self._bots[seat] = level_bot(who.bot, seed=seed)
-        view = SeatView(st.game.deal.view(seat))  # a bot sees a seat's view, nothing more
-        move = await asyncio.to_thread(bot.choose, view)
-        data = {"deal": st.deals_started - 1, "seat": seat, "move": str(move), "by": "bot"}
+            bot = self._bots[seat] = st.kind.bot(who.bot, seed)
+        view = st.game.deal.view(seat)  # a bot sees a seat's view, nothing more
+        move = await asyncio.to_thread(st.kind.bot_move, bot, view)
+        data = {"deal": st.deals_started - 1, "seat": seat, "move": move, "by": "bot"}
         await self._commit([("move", {**data, "clock": None})])
 
     async def _time_out(self) -> None:

@@ -7,13 +7,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..bots.levels import LEVELS
-from ..rules import PRESETS, Rules
+from ..rules import PRESETS
+from .games import GameKind, kind_of
 
 __all__ = ["TableConfig"]
 
 
 class TableConfig(BaseModel):
     """A table's settings, checked in full before the table exists (a bad one changes nothing).
+
+    `game` is "cirulla" (with `preset` choosing Cirulla, Scopa, Cirullone and the
+    house-rule sets) or "cirulo" (whose `options` are `cirulla.cirulo.CiruloRules`').
 
     The partita's length is a rule option (`target` points or `hands` smazzate);
     "carte viste" and "carte scoperte" (O1, O2) are rule options too.
@@ -22,9 +26,10 @@ class TableConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field("", max_length=40)
+    game: str = "cirulla"  # or "cirulo", the Spanish trick game (RULES.md section 13)
     preset: str = "cirulla"
     options: dict[str, Any] = Field(default_factory=dict)
-    players: int = Field(4, ge=2, le=4)
+    players: int = Field(4, ge=2, le=6)
     move_seconds: float | None = Field(60.0, ge=1, le=3600)
     partita_seconds: float | None = Field(None, ge=10, le=6 * 3600)
     private: bool = False
@@ -35,6 +40,12 @@ class TableConfig(BaseModel):
     def _known_preset(cls, value: str) -> str:
         if value not in PRESETS:
             raise ValueError(f"unknown preset {value!r} (presets: {', '.join(PRESETS)})")
+        return value
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, value: str) -> str:
+        kind_of(value)  # ValueError naming the games
         return value
 
     @field_validator("bots")
@@ -49,6 +60,8 @@ class TableConfig(BaseModel):
 
     @model_validator(mode="after")
     def _playable(self) -> TableConfig:
+        if self.game == "cirulo" and self.preset != "cirulla":
+            raise ValueError("Cirulo has no presets: set its options (deck, point_value, hands)")
         rules = self.rules()  # ValueError names a bad option
         rules.check_players(self.players)
         for seat in self.bots:
@@ -58,9 +71,10 @@ class TableConfig(BaseModel):
             raise ValueError("at least one seat must be left for a person")
         return self
 
-    def rules(self) -> Rules:
-        return Rules.preset(self.preset).replace(**self.options)
-
     @property
-    def game(self) -> str:
-        return self.rules().game
+    def kind(self) -> GameKind:
+        return kind_of(self.game)
+
+    def rules(self) -> Any:
+        """Cirulla's `Rules` (from the preset and options), or Cirulo's `CiruloRules`."""
+        return kind_of(self.game).rules(self.preset, self.options)

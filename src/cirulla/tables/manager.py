@@ -37,7 +37,7 @@ def _seat_rows(state: TableState) -> list[SeatRow]:
 
 
 def _players_of(state: TableState) -> list[RecordPlayer]:
-    winner = state.game.winner if state.game is not None else None
+    winner = state.winner
     out = []
     for i, s in enumerate(state.seats):
         if s is not None and s.user is not None:
@@ -229,15 +229,17 @@ class TableManager:
             "id": st.id,
             "name": st.config.name,
             "preset": st.config.preset,
-            "game": st.rules.game,
+            "game": st.config.game,
+            "family": st.rules.game if st.config.game == "cirulla" else "cirulo",
             "players": st.config.players,
             "status": st.status,
             "private": st.config.private,
             "seats": [None if s is None else s.public() for s in st.seats],
             "move_seconds": st.config.move_seconds,
             "partita_seconds": st.config.partita_seconds,
-            "target": st.rules.target,
+            "target": getattr(st.rules, "target", None),
             "hands": st.rules.hands,
+            "point_value": getattr(st.rules, "point_value", None),  # Cirulo: chips per point
             "totals": st.totals,
             "version": st.version,
         }
@@ -297,10 +299,9 @@ def _bot_name(level: str, seat: int) -> str:
 
 
 def _check_decks(decks: list[list[str]], config: TableConfig) -> None:
-    from ..deal import Deal
-
+    rules = config.rules()
     for deck in decks:
         try:
-            Deal(config.rules(), config.players, 0, deck=deck)
+            config.kind.new_game(rules, config.players, 0, 0, deck)
         except ValueError as exc:
             raise TableError("bad_deck", f"stacked deck: {exc}") from None

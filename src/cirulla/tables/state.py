@@ -29,27 +29,15 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..deal import Deal
 from ..eventlog import LogRecord
-from ..game import Game
-from ..moves import Move, parse_move
-from ..rules import Rules
 from ..shuffle import SHUFFLE_VERSION
-from ..views import filter_event
 from .config import TableConfig
+from .errors import TableError
+from .games import GameKind, kind_of
 
 __all__ = ["STATUSES", "Seat", "TableError", "TableState", "commitment"]
 
 STATUSES: Final = ("open", "playing", "finished", "closed")
-
-
-class TableError(ValueError):
-    """A command or record the table cannot take; `code` is for the protocol."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def commitment(seed: int, shuffle: str = SHUFFLE_VERSION) -> str:
@@ -75,14 +63,15 @@ class TableState:
 
     id: str
     config: TableConfig
-    rules: Rules
+    kind: GameKind
+    rules: Any
     owner: str | None
     secrets: dict[int, int] = field(default_factory=dict)
     version: int = 0
     last: LogRecord | None = None
     status: str = "open"
     seats: list[Seat | None] = field(default_factory=list)
-    game: Game | None = None
+    game: Any = None  # a cirulla.Game or a cirulla.cirulo.Game
     commitments: dict[int, str] = field(default_factory=dict)
     revealed: dict[int, int] = field(default_factory=dict)
     clocks: list[int | None] = field(default_factory=list)  # ms left per seat
@@ -116,7 +105,8 @@ class TableState:
     @classmethod
     def created(cls, table_id: str, record: LogRecord, secrets: dict[int, int]) -> TableState:
         config = TableConfig.model_validate(record.data["config"])
-        state = cls(table_id, config, config.rules(), record.data.get("owner"), dict(secrets))
+        kind = kind_of(config.game)
+        state = cls(table_id, config, kind, config.rules(), record.data.get("owner"), dict(secrets))
         state._config_json = config.model_dump(mode="json")
         state.decks = [list(d) for d in record.data.get("decks", [])]
         state.first_dealer = record.data.get("dealer")
@@ -172,13 +162,8 @@ class TableState:
         self.commitments[k] = rec.data["commitment"]
         deck = self.decks[k] if k < len(self.decks) else None
         if self.game is None:
-            self.game = Game(
-                self.rules,
-                self.config.players,
-                seed=seed,
-                dealer=self.first_dealer,
-                deck=deck,
-                deal_seed=seed,
+            self.game = self.kind.new_game(
+                self.rules, self.config.players, seed, self.first_dealer, deck
             )
         else:
             self.game.next_deal(deck=deck, seed=seed)
@@ -213,11 +198,11 @@ class TableState:
     def _on_forfeit(self, rec: LogRecord) -> None:
         if self.status != "playing" or self.game is None or self.forfeit is not None:
             raise TableError("bad_log", "nothing to forfeit")
-        self.game.forfeit(int(rec.data["side"]), rec.data["reason"])
+        self.kind.forfeit(self.game, int(rec.data["side"]), rec.data["reason"])
         self.forfeit = dict(rec.data)
 
     def _on_ended(self, rec: LogRecord) -> None:
-        if self.game is None or not self.game.is_over:
+        if self.game is None or not self.kind.is_over(self.game, self.forfeit):
             raise TableError("bad_log", "the partita is not over")
         self.status = "finished"
         self.result = dict(rec.data)
@@ -237,7 +222,7 @@ class TableState:
             raise TableError("bad_seat", f"seat must be 0 to {len(self.seats) - 1}, not {value!r}")
         return value
 
-    def _live_deal(self) -> Deal:
+    def _live_deal(self) -> Any:
         if self.status != "playing" or self.game is None or self.forfeit is not None:
             raise TableError("not_playing", "no smazzata is being played at this table")
         deal = self.game.deal
@@ -254,15 +239,23 @@ class TableState:
         """The seat whose turn it is, or None (between deals, before or after the partita)."""
         if self.status != "playing" or self.game is None or self.forfeit is not None:
             return None
-        return self.game.deal.to_move
+        seat: int | None = self.game.deal.to_move
+        return seat
 
     @property
     def totals(self) -> list[int] | None:
         """Points per side: after a timeout or abandon, E6's settlement."""
         if self.game is None:
             return None
-        settled = self.game.forfeit_result
-        return list(settled.totals) if settled is not None else self.game.totals
+        return self.kind.totals(self.game, self.forfeit)
+
+    @property
+    def winner(self) -> int | None:
+        return None if self.game is None else self.kind.winner(self.game, self.forfeit)
+
+    @property
+    def end_reason(self) -> str | None:
+        return None if self.game is None else self.kind.end_reason(self.game, self.forfeit)
 
     def timed_out(self, seat: int | None) -> bool:
         """Whether `seat` lost this partita on time."""
@@ -276,32 +269,23 @@ class TableState:
         return None
 
     def side_of(self, seat: int) -> int:
-        return seat % 2 if self.config.players == 4 else seat
+        return self.kind.side_of(seat, self.config.players)
 
-    def legal_moves(self, seat: int) -> list[Move]:
+    def legal_moves(self, seat: int) -> list[Any]:
         """The moves `seat` may make now ([] when it is not that seat's turn)."""
         if self.to_move != seat:
             return []
         assert self.game is not None
-        return self.game.deal.legal_moves()
+        return list(self.game.deal.legal_moves())
 
-    def check_move(self, seat: int, notation: Any) -> Move:
+    def check_move(self, seat: int, notation: Any) -> Any:
         """The legal move `notation` stands for; TableError saying why not otherwise."""
         if not isinstance(notation, str):
             raise TableError("bad_move", "a move must be a string in move notation")
         deal = self._live_deal()
         if deal.to_move != seat:
             raise TableError("not_your_turn", f"it is seat {deal.to_move}'s turn, not yours")
-        try:
-            move = parse_move(notation)
-        except ValueError as exc:
-            raise TableError("bad_move", str(exc)) from None
-        legal = deal.legal_moves()
-        if move not in legal:
-            from ..explain import why_illegal
-
-            raise TableError("illegal_move", why_illegal(deal, move, legal))
-        return move
+        return self.kind.check_move(deal, notation)
 
     def needs(self) -> str | None:
         """What the table must do next on its own: 'start', 'reveal', 'commit', 'end' or None."""
@@ -312,7 +296,7 @@ class TableState:
         k = self.deals_started - 1
         if (self.game.deal.is_over or self.forfeit is not None) and k not in self.revealed:
             return "reveal"
-        if self.game.is_over:
+        if self.kind.is_over(self.game, self.forfeit):
             return "end"
         if self.game.deal.is_over:
             return "commit"
@@ -329,9 +313,9 @@ class TableState:
         if emitted is not None and self.game is not None:
             k, events = emitted
             deal = self.game.deals[k]
-            out["events"] = [filter_event(e, deal, viewer) for e in events]
+            out["events"] = [self.kind.filter_event(e, deal, viewer) for e in events]
         if rec.type == "revealed" and self.game is not None:
-            out["score"] = _score_dict(self.game.deals[int(rec.data["deal"])])
+            out["score"] = self.kind.score(self.game.deals[int(rec.data["deal"])])
         return out
 
     def view(self, viewer: int | None) -> dict[str, Any]:
@@ -352,6 +336,7 @@ class TableState:
         game = self.game
         out: dict[str, Any] = {
             "table": self.id,
+            "game": self.kind.name,
             "version": self.version,
             "status": self.status,
             "config": self._config_json,
@@ -371,19 +356,7 @@ class TableState:
         }
         if game is not None:
             out["totals"] = self.totals
-            out["scores"] = [_score_dict(d) for d in game.deals if d.is_over]
-            out["spareggio"] = game.spareggio
+            out["scores"] = [self.kind.score(d) for d in game.deals if d.is_over]
+            out.update(self.kind.extra_view(game))
         self._view_cache = (self.version, out)
         return out
-
-
-def _score_dict(deal: Deal) -> dict[str, Any] | None:
-    if not deal.is_over:
-        return None
-    score = deal.score()
-    return {
-        "sides": [dict(s) for s in score.sides],
-        "details": score.details,
-        "cappotto": score.cappotto,
-        "instant_winner": deal.instant_winner,
-    }
