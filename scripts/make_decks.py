@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draw the three SVG card decks of the cirulla web client.
+"""Draw the SVG card decks of the cirulla web client.
 
     python scripts/make_decks.py            # (re)write src/cirulla/web/decks/
     python scripts/make_decks.py --out DIR  # write somewhere else
@@ -14,6 +14,15 @@ Output, for each style in STYLES (french, napoletane, piacentine):
 `<style>/<CODE>.svg` for the 40 cards (codes as in cirulla.cards: rank A 2-7 J Q K +
 suit D H C S, e.g. `7D.svg`), `<style>/back.svg`, and `index.json` listing the
 styles, their cards, back, Italian card names and palette.
+
+Cirulo's Spanish cards (cirulla.cirulo.cards) are the style `spagnole`, not one of
+the styles a player picks for Cirulla: `spagnole/<CODE>.svg` for the 48-card deck
+(ranks 1-12: 10 sota, 11 caballo, 12 rey; suits O oros, C copas, E espadas,
+B bastos, e.g. `12O.svg`), `spagnole/poker52/<CODE>.svg` for the 52-card Spanish
+poker deck (A 2-10 J Q K: its 10 is a number card, the 48-card deck's is the sota),
+`spagnole/back.svg`, and index.json's "spanish" entry (paths, codes, names,
+palette). They are drawn with the Italian decks' machinery, the Spanish suits on
+the Italian letters (oros = D, copas = H, espadas = S, bastos = C).
 
 Every file is one card: viewBox 0 0 200 300, rounded corners and a border,
 `role="img"` and a `<title>` with the card's Italian name ("Sette di denari",
@@ -42,6 +51,12 @@ Design (the project's own drawings, built from simple shapes):
   back.
 - Backs: french a blue lattice, napoletane a red ground with gold rosettes,
   piacentine a green tartan, each with a central medallion.
+- Spagnole: a coin with a ring of sun rays, a goblet with a knotted stem, a straight
+  sword with a cross guard, a knotted club; pips 1-10 (8-10 in columns); courts
+  (sota, caballo, rey) standing full length as on Spanish cards; and the Spanish
+  "pinta", breaks in the lines along the top and bottom edges that tell the suit
+  by shape: none for oros, one for copas, two for espadas, three for bastos.
+  A blue back with gold diamonds.
 
 Palette (suit colour = pip fill; ink = corner index text and outlines; all inks have
 WCAG contrast >= 4.5 on the paper). The suit colours were picked so that all four
@@ -65,6 +80,12 @@ suit also has its own pip shape:
         C bastoni #0b9467 teal green     ink #086a4a
         S spade   #154a7d steel blue     ink #154a7d
 
+    spagnole (paper #fdf8ec)
+        D oros    #f2b30f gold           ink #7a4f00
+        H copas   #a81c4a crimson        ink #a81c4a
+        C bastos  #2e7e07 green          ink #2e7e07
+        S espadas #163a86 dark blue      ink #163a86
+
 (The French deck is the "four-colour deck": red and green differ in lightness and
 the red leans to crimson so that deuteranopes and protanopes still tell them apart;
 the blue is far lighter than the black.)
@@ -84,6 +105,17 @@ from pathlib import Path
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "J", "Q", "K")
 SUITS = ("D", "H", "C", "S")
 STYLES = ("french", "napoletane", "piacentine")
+
+#: Cirulo's Spanish decks (cirulla.cirulo.cards): suits, ranks per deck, and the
+#: Italian suit letter each Spanish suit is drawn with.
+SPANISH = "spagnole"
+SPANISH_SUITS = ("O", "C", "E", "B")
+SPANISH_RANKS = {
+    "spanish48": tuple(str(r) for r in range(1, 13)),
+    "poker52": ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"),
+}
+SPANISH_PATHS = {"spanish48": SPANISH, "poker52": f"{SPANISH}/poker52"}
+AS_ITALIAN = {"O": "D", "C": "H", "E": "S", "B": "C"}
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "src" / "cirulla" / "web" / "decks"
@@ -110,7 +142,12 @@ _SUIT_WORDS = {
     "french": {"D": "quadri", "H": "cuori", "C": "fiori", "S": "picche"},
     "latin": {"D": "denari", "H": "coppe", "C": "bastoni", "S": "spade"},
 }
-_STYLE_WORDS = {"french": "francesi", "napoletane": "napoletane", "piacentine": "piacentine"}
+_STYLE_WORDS = {
+    "french": "francesi",
+    "napoletane": "napoletane",
+    "piacentine": "piacentine",
+    "spagnole": "spagnole",
+}
 
 
 def family(style: str) -> str:
@@ -192,6 +229,22 @@ PALETTES: dict[str, dict[str, object]] = {
             "H": {"name": "coppe", "color": "#b01c1c", "ink": "#b01c1c"},
             "C": {"name": "bastoni", "color": "#0b9467", "ink": "#086a4a"},
             "S": {"name": "spade", "color": "#154a7d", "ink": "#154a7d"},
+        },
+    },
+    "spagnole": {
+        "paper": "#fdf8ec",
+        "border": "#4d3b2a",
+        "line": "#2e2418",
+        "skin": "#f1cfa6",
+        "hair": "#3f2a17",
+        "gold": "#f2b30f",
+        "trim": "#fff4cf",
+        "back": "#1b3d7a",
+        "suits": {
+            "D": {"name": "oros", "color": "#f2b30f", "ink": "#7a4f00"},
+            "H": {"name": "copas", "color": "#a81c4a", "ink": "#a81c4a"},
+            "C": {"name": "bastos", "color": "#2e7e07", "ink": "#2e7e07"},
+            "S": {"name": "espadas", "color": "#163a86", "ink": "#163a86"},
         },
     },
 }
@@ -429,6 +482,55 @@ def _scimitar(color: str, ink: str, paper: str, w: float, sw: float) -> str:
     )
 
 
+def _espada(color: str, ink: str, paper: str, w: float, sw: float) -> str:
+    """Spagnole sword: a straight blade, point up, a cross guard and a round pommel."""
+    blade = f"M{num(-w)} 18L{num(-w)} -38L0 -50L{num(w)} -38L{num(w)} 18Z"
+    grip = 18 + 1.2 * w
+    return g(
+        [
+            path(blade, color, stroke=ink, stroke_width=sw, stroke_linejoin="round"),
+            path("M0 14V-40", stroke=paper, stroke_width=0.35 * w),
+            rect(-3.4 * w, 18, 6.8 * w, 1.3 * w, ink, rx=0.65 * w),
+            circle(-3.4 * w, 18 + 0.65 * w, 0.9 * w, ink),
+            circle(3.4 * w, 18 + 0.65 * w, 0.9 * w, ink),
+            rect(-0.6 * w, grip, 1.2 * w, 16, color, stroke=ink, stroke_width=sw * 0.7),
+            circle(0, grip + 16 + 0.8 * w, w, ink),
+        ]
+    )
+
+
+def pip_spagnole(suit: str, color: str, ink: str, paper: str, pfx: str) -> str:
+    line = {"stroke": ink, "stroke-width": 3, "stroke-linejoin": "round"}
+    if suit == "D":  # oros: a coin with a ring of sun rays around a boss
+        ray = path("M-3 -36L0 -28L3 -36Z", ink, id=pfx + "e")
+        return g(
+            [
+                circle(0, 0, 46, color, **line),
+                circle(0, 0, 39, "none", stroke=ink, stroke_width=1.5),
+                ray,
+                *[use(pfx + "e", r=22.5 * k) for k in range(1, 16)],
+                circle(0, 0, 22, "none", stroke=ink, stroke_width=2.5),
+                circle(0, 0, 12, ink),
+                circle(-3.5, -3.5, 3.5, paper, opacity=0.7),
+            ]
+        )
+    if suit == "H":  # copas: a goblet with a knotted stem and a lid knob
+        return g(
+            [
+                path("M-36 -34H36C36 -6 20 8 0 9C-20 8 -36 -6 -36 -34Z", color, **line),
+                path("M-38 -36H38", stroke=ink, stroke_width=5, stroke_linecap="round"),
+                circle(0, -44, 5, color, **line),
+                path("M-28 -20Q0 -12 28 -20", stroke=paper, stroke_width=3.5),
+                path("M-5 9H5L4 30H-4Z", color, **line),
+                circle(0, 19, 6, color, **line),
+                path("M-4 30C-10 38 -24 41 -30 47H30C24 41 10 38 4 30Z", color, **line),
+            ]
+        )
+    if suit == "C":
+        return _club(color, ink, paper, 12, 3)
+    return _espada(color, ink, paper, 6, 3)
+
+
 def pip_napoletane(suit: str, color: str, ink: str, paper: str, pfx: str) -> str:
     line = {"stroke": ink, "stroke-width": 3, "stroke-linejoin": "round"}
     if suit == "D":  # coin with an eight-petal rosette
@@ -500,6 +602,8 @@ def long_pip_def(style: str, suit: str, pfx: str, ace: bool) -> str:
         ("napoletane", "S"): (_sabre, 3.6, 4.4),
         ("piacentine", "C"): (_staff, 5.0, 6.5),
         ("piacentine", "S"): (_scimitar, 3.6, 4.4),
+        ("spagnole", "C"): (_club, 5.5, 8.0),
+        ("spagnole", "S"): (_espada, 3.4, 4.4),
     }
     fn, w_long, w_ace = draw[style, suit]
     body = fn(sp["color"], pal(style)["line"], paper, w_ace if ace else w_long, 1.3)
@@ -514,6 +618,8 @@ def pip_def(style: str, suit: str, pfx: str) -> str:
         body = pip_french(suit, sp["color"])
     elif style == "napoletane":
         body = pip_napoletane(suit, sp["color"], line, paper, pfx)
+    elif style == SPANISH:
+        body = pip_spagnole(suit, sp["color"], line, paper, pfx)
     else:
         body = pip_piacentine(suit, sp["color"], line, paper, pfx)
     if body.startswith("<g>"):
@@ -566,6 +672,42 @@ _LONG_LAYOUT: dict[int, list[_Long]] = {
 }
 
 
+# Spanish 8, 9 and 10 (the 10 of the poker deck only), in rows and columns: coins and
+# cups small, batons and swords upright; (spots, scale).
+_ROUND_COLUMNS: dict[int, list[tuple[float, float]]] = {
+    8: [(66, 60), (134, 60), (66, 120), (134, 120), (66, 180), (134, 180), (66, 240), (134, 240)],
+    9: [
+        (54, 72),
+        (100, 72),
+        (146, 72),
+        (54, 150),
+        (100, 150),
+        (146, 150),
+        (54, 228),
+        (100, 228),
+        (146, 228),
+    ],
+    10: [
+        (62, 60),
+        (138, 60),
+        (100, 92),
+        (62, 124),
+        (138, 124),
+        (62, 176),
+        (138, 176),
+        (100, 208),
+        (62, 240),
+        (138, 240),
+    ],
+}
+_LONG_COLUMNS: dict[int, list[tuple[float, float]]] = {
+    8: [(x, y) for y in (96, 204) for x in (46, 82, 118, 154)],
+    9: [(x, y) for y in (72, 150, 228) for x in (58, 100, 142)],
+    10: [(x, y) for y in (96, 204) for x in (40, 70, 100, 130, 160)],
+}
+_COLUMN_SCALES = {True: {8: 0.95, 9: 0.68, 10: 0.9}, False: {8: 0.34, 9: 0.34, 10: 0.32}}
+
+
 def italian_long(style: str, suit: str) -> bool:
     return style != "french" and suit in LONG
 
@@ -576,6 +718,11 @@ def pips(style: str, suit: str, n: int, pfx: str) -> list[str]:
         if n == 1:
             return [use(ref, 100, 150, 1.1)]
         return [use(ref, x, y, 0.42, 180 if y > 150 else 0) for x, y in _FR_LAYOUT[n]]
+    if n >= 8:  # Spanish decks only
+        long = italian_long(style, suit)
+        grid = _LONG_COLUMNS[n] if long else _ROUND_COLUMNS[n]
+        ref = pfx + ("l" if long else "p")
+        return [use(ref, x, y, _COLUMN_SCALES[long][n]) for x, y in grid]
     if italian_long(style, suit):
         if n == 1:
             return [use(pfx + "l", 100, 150, 2.2)]
@@ -596,6 +743,11 @@ def ace_frame(style: str, suit: str) -> list[str]:
         return [
             rect(34, 44, 132, 212, "none", stroke=sp["ink"], stroke_width=1.5, rx=66, opacity=0.6)
         ]
+    if style == SPANISH:
+        return [
+            circle(100, 150, 74, "none", stroke=sp["ink"], stroke_width=1.5, opacity=0.6),
+            circle(100, 150, 80, "none", stroke=sp["ink"], stroke_width=0.8, opacity=0.5),
+        ]
     return [
         path(
             "M100 40L162 150L100 260L38 150Z",
@@ -613,6 +765,7 @@ FONTS = {
     "french": "Helvetica, Arial, sans-serif",
     "napoletane": "Georgia, 'Times New Roman', serif",
     "piacentine": "Georgia, 'Times New Roman', serif",
+    "spagnole": "Georgia, 'Times New Roman', serif",
 }
 
 
@@ -1025,6 +1178,33 @@ def back(style: str) -> str:
             circle(100, 150, 16, p["gold"]),
             circle(100, 150, 6, ground),
         ]
+    elif style == SPANISH:
+        gold = p["gold"]
+        tile = el(
+            "pattern",
+            {
+                "id": pfx + "t",
+                "x": 12,
+                "y": 12,
+                "width": 22,
+                "height": 22,
+                "patternUnits": "userSpaceOnUse",
+            },
+            rect(0, 0, 22, 22, ground)
+            + path("M11 1L21 11L11 21L1 11Z", "none", stroke=gold, stroke_width=1.3, opacity=0.8)
+            + circle(11, 11, 2.2, gold)
+            + circle(0, 0, 1.6, light, opacity=0.7)
+            + circle(22, 0, 1.6, light, opacity=0.7)
+            + circle(0, 22, 1.6, light, opacity=0.7)
+            + circle(22, 22, 1.6, light, opacity=0.7),
+        )
+        medal = [
+            ellipse(100, 150, 42, 56, ground, stroke=gold, stroke_width=4),
+            ellipse(100, 150, 33, 46, "none", stroke=light, stroke_width=1.5),
+            circle(100, 150, 20, gold, stroke=light, stroke_width=1.5),
+            circle(100, 150, 12, "none", stroke=ground, stroke_width=2),
+            circle(100, 150, 5, ground),
+        ]
     else:
         stripe = "#d9c98a"
         tile = el(
@@ -1092,6 +1272,134 @@ def card(style: str, code: str) -> str:
     return document(style, pfx, card_name(style, code), body)
 
 
+# ---- Cirulo's Spanish cards ---------------------------------------------------------
+
+_SPANISH_NUMBERS = (
+    "Asso",
+    "Due",
+    "Tre",
+    "Quattro",
+    "Cinque",
+    "Sei",
+    "Sette",
+    "Otto",
+    "Nove",
+    "Dieci",
+)
+_SPANISH_COURTS = ("Sota", "Caballo", "Rey")
+_SPANISH_SUIT_WORDS = {"O": "denari", "C": "coppe", "E": "spade", "B": "bastoni"}
+#: Breaks in the top and bottom lines (the "pinta") per suit, on the Italian letters.
+_PINTA = {"D": 0, "H": 1, "S": 2, "C": 3}
+
+
+def spanish_codes(deck: str) -> list[str]:
+    """Every code of a Spanish deck in cirulla.cirulo's order (suits O C E B, then rank)."""
+    return [rank + suit for suit in SPANISH_SUITS for rank in SPANISH_RANKS[deck]]
+
+
+def spanish_rank(deck: str, code: str) -> int:
+    """1 (the ace) to 12 (rey) or 13 (K), as cirulla.cirulo.Card.rank."""
+    return SPANISH_RANKS[deck].index(code[:-1]) + 1
+
+
+def spanish_court(deck: str, code: str) -> int | None:
+    """0 sota, 1 caballo, 2 rey, or None for a number card."""
+    n = spanish_rank(deck, code)
+    first = 10 if deck == "spanish48" else 11
+    return n - first if n >= first else None
+
+
+def spanish_name(deck: str, code: str) -> str:
+    """The Italian name, as js/cirulo-cards.js says it: "Sette di coppe", "Rey di spade"."""
+    court = spanish_court(deck, code)
+    if court is not None:
+        word = _SPANISH_COURTS[court]
+    else:
+        word = _SPANISH_NUMBERS[spanish_rank(deck, code) - 1]
+    return f"{word} di {_SPANISH_SUIT_WORDS[code[-1]]}"
+
+
+def pinta(suit: str, pfx: str) -> str:
+    """The line along the top edge, broken once more per suit from oros (none) to bastos."""
+    breaks = _PINTA[suit]
+    left, right, gap = 44.0, 156.0, 9.0
+    seg = (right - left - gap * breaks) / (breaks + 1)
+    d = "".join(
+        f"M{num(left + k * (seg + gap))} 13H{num(left + k * (seg + gap) + seg)}"
+        for k in range(breaks + 1)
+    )
+    ink = suit_pal(SPANISH, suit)["ink"]
+    return path(d, stroke=ink, stroke_width=2.2, stroke_linecap="round", id=pfx + "n")
+
+
+def spanish_index(label: str, suit: str, pfx: str) -> str:
+    sp = suit_pal(SPANISH, suit)
+    text = el(
+        "text",
+        {
+            "x": 19,
+            "y": 32,
+            "fill": sp["ink"],
+            "font-family": FONTS[SPANISH],
+            "font-size": 22 if len(label) > 1 else 25,
+            "font-weight": "bold",
+            "text-anchor": "middle",
+            "letter-spacing": -1 if len(label) > 1 else None,
+        },
+        esc(label),
+    )
+    if italian_long(SPANISH, suit):
+        mark = use(pfx + "p", 19, 50, 0.28)
+    else:
+        mark = use(pfx + "p", 19, 47, 0.18)
+    return g([text, mark], id=pfx + "i")
+
+
+def spanish_card(deck: str, code: str) -> str:
+    """One card of a Spanish deck: pips 1-10 or a standing court, the pinta, the indices."""
+    suit = AS_ITALIAN[code[-1]]
+    pfx = ("s" if deck == "spanish48" else "k") + code
+    n = spanish_rank(deck, code)
+    court = spanish_court(deck, code)
+    shapes = pip_def(SPANISH, suit, pfx)
+    if court is None and italian_long(SPANISH, suit):
+        shapes += long_pip_def(SPANISH, suit, pfx, ace=n == 1)
+    body: list[str] = [el("defs", None, shapes)]
+    if court is not None:
+        body.extend(full_figure(SPANISH, "JQK"[court] + suit, pfx + "p"))
+    else:
+        if n == 1:
+            body.extend(ace_frame(SPANISH, suit))
+        body.extend(pips(SPANISH, suit, n, pfx))
+    body.append(pinta(suit, pfx))
+    body.append(el("use", {"href": f"#{pfx}n", "transform": "rotate(180 100 150)"}))
+    body.append(spanish_index(code[:-1], suit, pfx))
+    body.append(el("use", {"href": f"#{pfx}i", "transform": "rotate(180 100 150)"}))
+    return document(SPANISH, pfx, spanish_name(deck, code), body)
+
+
+def spanish_index_entry() -> dict[str, object]:
+    """index.json's "spanish": where each Cirulo deck's files are, codes, names, palette."""
+    suits = PALETTES[SPANISH]["suits"]
+    assert isinstance(suits, dict)
+    return {
+        "style": SPANISH,
+        "back": "back.svg",
+        "decks": {
+            deck: {
+                "path": SPANISH_PATHS[deck],
+                "cards": spanish_codes(deck),
+                "names": {code: spanish_name(deck, code) for code in spanish_codes(deck)},
+            }
+            for deck in SPANISH_RANKS
+        },
+        "palette": {
+            **{k: v for k, v in PALETTES[SPANISH].items() if k != "suits"},
+            "suits": {suit: suits[AS_ITALIAN[suit]] for suit in SPANISH_SUITS},
+        },
+    }
+
+
 def index_json() -> str:
     styles: dict[str, object] = {}
     for style in STYLES:
@@ -1102,7 +1410,8 @@ def index_json() -> str:
             "corners": {rank: corner_label(style, rank) for rank in RANKS},
             "palette": PALETTES[style],
         }
-    return json.dumps({"styles": styles}, indent=1, ensure_ascii=False) + "\n"
+    data = {"styles": styles, "spanish": spanish_index_entry()}
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
 def render() -> dict[str, str]:
@@ -1112,8 +1421,17 @@ def render() -> dict[str, str]:
         for code in codes():
             files[f"{style}/{code}.svg"] = card(style, code)
         files[f"{style}/back.svg"] = back(style)
+    for deck, where in SPANISH_PATHS.items():
+        for code in spanish_codes(deck):
+            files[f"{where}/{code}.svg"] = spanish_card(deck, code)
+    files[f"{SPANISH}/back.svg"] = back(SPANISH)
     files["index.json"] = index_json()
     return files
+
+
+def _our_dirs() -> list[str]:
+    """The folders whose SVG files are all ours (stale ones are removed or reported)."""
+    return [*STYLES, *SPANISH_PATHS.values()]
 
 
 def write(out: Path) -> list[Path]:
@@ -1127,9 +1445,9 @@ def write(out: Path) -> list[Path]:
         if not target.exists() or target.read_bytes() != data:
             target.write_bytes(data)
         written.append(target)
-    for style in STYLES:
-        for old in sorted((out / style).glob("*.svg")):
-            if f"{style}/{old.name}" not in files:
+    for folder in _our_dirs():
+        for old in sorted((out / folder).glob("*.svg")):
+            if f"{folder}/{old.name}" not in files:
                 old.unlink()
     return written
 
@@ -1142,10 +1460,10 @@ def check(out: Path) -> list[str]:
         for rel, text in files.items()
         if not (out / rel).exists() or (out / rel).read_bytes() != text.encode("utf-8")
     ]
-    for style in STYLES:
-        for old in sorted((out / style).glob("*.svg")):
-            if f"{style}/{old.name}" not in files:
-                bad.append(f"{style}/{old.name}")
+    for folder in _our_dirs():
+        for old in sorted((out / folder).glob("*.svg")):
+            if f"{folder}/{old.name}" not in files:
+                bad.append(f"{folder}/{old.name}")
     return bad
 
 

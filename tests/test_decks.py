@@ -2,7 +2,8 @@
 
 The committed files are what the generator writes; every card parses as SVG with a
 viewBox, a role and an Italian title; the suit colours stay apart for normal vision
-and for simulated colour-blindness.
+and for simulated colour-blindness. Cirulo's Spanish decks (style "spagnole": the
+48-card deck and the 52-card poker deck) are checked the same way.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from types import ModuleType
 import pytest
 
 from cirulla import cards
+from cirulla.cirulo import cards as cirulo_cards
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "make_decks.py"
@@ -26,6 +28,9 @@ DECKS = ROOT / "src" / "cirulla" / "web" / "decks"
 SVG = "{http://www.w3.org/2000/svg}"
 CODES = [str(c) for c in cards.full_deck()]
 STYLES = list(cards.STYLES)
+#: Every style with a palette: the three Cirulla styles and Cirulo's Spanish cards.
+PALETTE_STYLES = [*STYLES, "spagnole"]
+SPANISH_DIRS = {"spanish48": "spagnole", "poker52": "spagnole/poker52"}
 MAX_BYTES = 20 * 1024
 
 
@@ -50,7 +55,7 @@ def _files(root: Path) -> dict[str, bytes]:
 
 
 def _svgs() -> list[Path]:
-    return sorted(DECKS.glob("*/*.svg"))
+    return sorted(DECKS.rglob("*.svg"))
 
 
 # ---- the committed files are current ------------------------------------------------
@@ -286,7 +291,7 @@ def test_colour_maths_sanity() -> None:
         assert _lab(_simulate(_linear("#808080"), kind))[0] == pytest.approx(53.6, abs=0.5)
 
 
-@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("style", PALETTE_STYLES)
 @pytest.mark.parametrize("vision", list(_MIN_DELTA_E))
 def test_suit_colours_stay_apart(style: str, vision: str) -> None:
     colours = {suit: mk.suit_pal(style, suit)["color"] for suit in cards.SUITS}
@@ -297,7 +302,7 @@ def test_suit_colours_stay_apart(style: str, vision: str) -> None:
         )
 
 
-@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("style", PALETTE_STYLES)
 def test_indices_are_readable_on_the_paper(style: str) -> None:
     paper = mk.pal(style)["paper"]
     for suit in cards.SUITS:
@@ -311,10 +316,102 @@ def test_palette_is_documented_in_the_script_docstring() -> None:
     documented = {
         style: (paper, body) for style, paper, body in zip(*[iter(sections[1:])] * 3, strict=True)
     }
-    assert list(documented) == STYLES
+    assert list(documented) == PALETTE_STYLES
     for style, (paper, body) in documented.items():
         assert paper == mk.pal(style)["paper"]
         for suit in cards.SUITS:
             entry = mk.suit_pal(style, suit)
             pattern = rf"^\s+{suit} {entry['name']}\s+{entry['color']} [\w ]+ink {entry['ink']}$"
             assert re.search(pattern, body, flags=re.M), f"{style} {suit}: docstring out of date"
+
+
+# ---- Cirulo's Spanish cards --------------------------------------------------------------
+
+
+def test_spanish_constants_agree_with_the_cirulo_engine() -> None:
+    assert tuple(mk.SPANISH_SUITS) == tuple(cirulo_cards.SUITS)
+    for deck in cirulo_cards.DECKS:
+        assert mk.spanish_codes(deck) == [str(c) for c in cirulo_cards.full_deck(deck)]
+        for c in cirulo_cards.full_deck(deck):
+            assert mk.spanish_rank(deck, str(c)) == c.rank
+    assert set(mk.SPANISH_PATHS) == set(cirulo_cards.DECKS) and mk.SPANISH_PATHS == SPANISH_DIRS
+
+
+@pytest.mark.parametrize("deck", list(SPANISH_DIRS))
+def test_every_spanish_deck_has_its_cards(deck: str) -> None:
+    names = sorted(p.name for p in (DECKS / SPANISH_DIRS[deck]).glob("*.svg"))
+    expected = [f"{c}.svg" for c in mk.spanish_codes(deck)]
+    if deck == "spanish48":
+        expected.append("back.svg")  # one back for both decks
+    assert names == sorted(expected)
+
+
+def test_index_lists_the_spanish_decks() -> None:
+    index = json.loads((DECKS / "index.json").read_text(encoding="utf-8"))
+    entry = index["spanish"]
+    assert entry["style"] == "spagnole" and entry["back"] == "back.svg"
+    assert (DECKS / "spagnole" / "back.svg").is_file()
+    for deck, folder in SPANISH_DIRS.items():
+        part = entry["decks"][deck]
+        assert part["path"] == folder
+        assert part["cards"] == [str(c) for c in cirulo_cards.full_deck(deck)]
+        assert part["names"] == {code: mk.spanish_name(deck, code) for code in part["cards"]}
+        for code in part["cards"]:
+            assert (DECKS / folder / f"{code}.svg").is_file()
+    suits = entry["palette"]["suits"]
+    assert list(suits) == list(cirulo_cards.SUITS)
+    assert [suits[s]["name"] for s in suits] == ["oros", "copas", "espadas", "bastos"]
+    for spanish, italian in mk.AS_ITALIAN.items():
+        assert suits[spanish] == mk.suit_pal("spagnole", italian)
+
+
+@pytest.mark.parametrize("deck", list(SPANISH_DIRS))
+def test_spanish_cards_are_small_accessible_svgs_named_in_italian(deck: str) -> None:
+    words = ["Asso", "Due", "Tre", "Quattro", "Cinque", "Sei", "Sette", "Otto", "Nove", "Dieci"]
+    suit_words = {"O": "denari", "C": "coppe", "E": "spade", "B": "bastoni"}
+    courts = 10 if deck == "spanish48" else 11  # the 48-card deck's 10 is the sota
+    for c in cirulo_cards.full_deck(deck):
+        path = DECKS / SPANISH_DIRS[deck] / f"{c}.svg"
+        data = path.read_bytes()
+        assert len(data) < MAX_BYTES, f"{path.name}: {len(data)} bytes"
+        root = ET.fromstring(data)
+        assert root.tag == SVG + "svg" and root.get("viewBox") == "0 0 200 300", path
+        assert root.get("role") == "img", path
+        title = root.find(SVG + "title")
+        assert title is not None and root.get("aria-labelledby") == title.get("id"), path
+        rank = (
+            ["Sota", "Caballo", "Rey"][c.rank - courts] if c.rank >= courts else words[c.rank - 1]
+        )
+        assert title.text == f"{rank} di {suit_words[c.suit]}", path
+        texts = list(root.iter(SVG + "text"))
+        assert [t.text for t in texts] == [str(c)[:-1]], path  # the corner index, drawn once
+        ink = mk.suit_pal("spagnole", mk.AS_ITALIAN[c.suit])["ink"]
+        assert texts[0].get("fill") == ink, path
+
+
+def test_known_spanish_titles() -> None:
+    def title(folder: str, code: str) -> str | None:
+        element = ET.fromstring((DECKS / folder / f"{code}.svg").read_bytes()).find(SVG + "title")
+        return None if element is None else element.text
+
+    assert title("spagnole", "7C") == "Sette di coppe"
+    assert title("spagnole", "10E") == "Sota di spade"
+    assert title("spagnole", "11B") == "Caballo di bastoni"
+    assert title("spagnole", "12O") == "Rey di denari"
+    assert title("spagnole/poker52", "10E") == "Dieci di spade"
+    assert title("spagnole/poker52", "AO") == "Asso di denari"
+    assert title("spagnole/poker52", "QC") == "Caballo di coppe"
+
+
+def test_the_pinta_tells_the_suit_by_its_breaks() -> None:
+    """The lines along the top and bottom edges: oros unbroken, then one more break per
+    suit (copas 1, espadas 2, bastos 3), the same on every card of the suit."""
+    for deck, folder in SPANISH_DIRS.items():
+        for c in cirulo_cards.full_deck(deck):
+            root = ET.fromstring((DECKS / folder / f"{c}.svg").read_bytes())
+            prefix = ("s" if deck == "spanish48" else "k") + str(c)
+            line = next(e for e in root.iter(SVG + "path") if e.get("id") == prefix + "n")
+            segments = (line.get("d") or "").count("M")
+            assert segments == "OCEB".index(c.suit) + 1, (deck, str(c))
+            turned = [e for e in root.iter(SVG + "use") if e.get("href") == f"#{prefix}n"]
+            assert len(turned) == 1 and "rotate(180" in (turned[0].get("transform") or "")

@@ -1,12 +1,15 @@
-// Every string the client shows comes from a catalog: pages (i18n/<lang>.js) and
-// the table (i18n/table.<lang>.js). Game words stay Italian in both languages.
+// Every string the client shows comes from a catalog: pages (i18n/<lang>.js), the
+// table (i18n/table.<lang>.js) and Cirulo (i18n/cirulo.<lang>.js). Game words stay
+// Italian in both languages.
+import ciruloEn from "../i18n/cirulo.en.js";
+import ciruloIt from "../i18n/cirulo.it.js";
 import en from "../i18n/en.js";
 import it from "../i18n/it.js";
 import tableEn from "../i18n/table.en.js";
 import tableIt from "../i18n/table.it.js";
 
 export const LANGUAGES = ["it", "en"];
-const catalogs = { it: { ...it, ...tableIt }, en: { ...en, ...tableEn } };
+const catalogs = { it: { ...it, ...tableIt, ...ciruloIt }, en: { ...en, ...tableEn, ...ciruloEn } };
 let current = preferredLanguage();
 
 // Italian when the browser prefers it (before English), else English.

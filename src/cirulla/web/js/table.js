@@ -21,13 +21,24 @@ import {
   seatList,
 } from "./table-panels.js";
 import { PlayController } from "./table-play.js";
+import { mountCiruloTable } from "./cirulo-table.js";
 
 export { errorText };
 
 export function mountTable(root, ctx) {
+  // A Cirulo table has its own page (cirulo-table.js): known at once when the view is
+  // already here, else from the first view the server sends.
+  const known = ctx.conn.view(ctx.tableId);
+  if (known && known.game === "cirulo") return mountCiruloTable(root, ctx);
   const page = new TablePage(root, ctx);
+  let current = { unmount: () => page.destroy() };
+  page.onCirulo = () => {
+    page.left = true; // keep watching (and one's seat): the Cirulo page joins again
+    page.destroy();
+    current = mountCiruloTable(root, ctx);
+  };
   page.start();
-  return { unmount: () => page.destroy() };
+  return { unmount: () => current.unmount() };
 }
 
 class TablePage {
@@ -183,6 +194,10 @@ class TablePage {
   render({ records, animate }) {
     const view = this.view;
     if (!view || this.destroyed) return;
+    if (view.game === "cirulo" && this.onCirulo) {
+      this.onCirulo();
+      return;
+    }
     const before = animate && this.els.main.querySelector(".board") ? snapshot(this.els.main) : null;
     const focus = this.focusKey();
     this.root.querySelector(".table-title").textContent = this.title();

@@ -1,8 +1,10 @@
 // The create-table form: every option POST /api/tables takes (docs/protocol.md, "A table's
-// config"), offered from GET /api/choices: preset, players (only the counts the preset
-// allows), length, clocks, carte viste / scoperte, house rules with one-line explanations,
+// config"), offered from GET /api/choices: the game (Cirulla, or Cirulo with its own
+// options from cirulo-form.js), preset, players (only the counts the preset allows),
+// length, clocks, carte viste / scoperte, house rules with one-line explanations,
 // who sits where (you, a person, a bot of a level), private with an invite link.
 import { api } from "../api.js";
+import * as cirulo from "../cirulo-form.js";
 import { hasKey, t } from "../i18n.js";
 import { h, fill, uid } from "./dom.js";
 import { readableError } from "./errors.js";
@@ -37,9 +39,11 @@ let draft = null;
 function newDraft(choices) {
   const d = {
     name: "",
+    game: "cirulla", // or "cirulo" (cirulo-form.js: its own options, no preset)
+    cirulo: cirulo.ciruloDefaults(),
     preset: "cirulla",
     players: 4,
-    seats: ["you", "person", "person", "person"],
+    seats: ["you", "person", "person", "person", "person", "person"],
     lengthKind: "target",
     target: 51,
     hands: 4,
@@ -79,8 +83,21 @@ function same(a, b) {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
-// The body for POST /api/tables: only the options that differ from the preset.
+// Seats of the players in the game (4, 5 or 6 for Cirulo): "you" in one of them.
+function seatChoices(d) {
+  const out = d.seats.slice(0, d.players);
+  while (out.length < d.players) out.push("person");
+  if (!out.includes("you")) {
+    const free = out.findIndex((s) => !s.startsWith("bot:"));
+    out[free >= 0 ? free : 0] = "you";
+  }
+  return out;
+}
+
+// The body for POST /api/tables: only the options that differ from the preset
+// (Cirulo: its own options, see cirulo-form.js).
 export function buildRequest(d, choices) {
+  if (d.game === "cirulo") return ciruloRequest(d);
   const preset = choices.presets[d.preset];
   const options = {};
   for (const [name, value] of Object.entries(d.rules)) {
@@ -101,6 +118,26 @@ export function buildRequest(d, choices) {
     preset: d.preset,
     players: d.players,
     options,
+    move_seconds: d.move,
+    partita_seconds: d.partita,
+    private: d.private,
+    bots,
+  };
+  if (d.name.trim()) config.name = d.name.trim();
+  return { config, seat };
+}
+
+function ciruloRequest(d) {
+  const bots = {};
+  let seat = 0;
+  seatChoices(d).forEach((who, i) => {
+    if (who === "you") seat = i;
+    else if (who.startsWith("bot:")) bots[String(i)] = who.slice(4);
+  });
+  const config = {
+    game: "cirulo",
+    players: d.players,
+    options: cirulo.ciruloOptions(d),
     move_seconds: d.move,
     partita_seconds: d.partita,
     private: d.private,
@@ -137,6 +174,8 @@ export function mountCreateTable(root, ctx) {
       if (!alive) return;
       choices = c;
       if (!draft || !choices.presets[draft.preset]) draft = newDraft(choices);
+      if (!draft.cirulo) draft.cirulo = cirulo.ciruloDefaults();
+      while (draft.seats.length < 6) draft.seats.push("person");
       render();
     },
     (err) => {
@@ -145,24 +184,39 @@ export function mountCreateTable(root, ctx) {
   );
 
   function render() {
-    const form = h("form", { class: "form create-form", novalidate: true },
+    const isCirulo = draft.game === "cirulo";
+    draft.seats.splice(0, draft.players, ...seatChoices(draft));
+    for (let i = draft.players; i < draft.seats.length; i += 1) if (draft.seats[i] === "you") draft.seats[i] = "person";
+    const form = h("form", { class: ["form", "create-form", isCirulo ? "cirulo-form" : null], novalidate: true },
       h("div", { class: "field" },
         ...labelled(t("create.name"), (id) => h("input", {
           id, name: "name", maxlength: 40, value: draft.name, placeholder: t("create.name_placeholder"),
           oninput: (e) => { draft.name = e.target.value; },
         }))),
-      presetField(),
-      playersField(),
+      cirulo.gameField(draft, setGame),
+      isCirulo ? null : presetField(),
+      isCirulo ? cirulo.playersField(draft, (n) => { draft.players = n; render(); }) : playersField(),
       seatsField(),
-      lengthField(),
+      isCirulo ? cirulo.ciruloFields(draft) : lengthField(),
       clocksField(),
-      visibilityField(),
-      rulesField(),
+      isCirulo ? null : visibilityField(),
+      isCirulo ? null : rulesField(),
       privateField(),
       error,
       h("button", { type: "submit", class: "primary big", name: "create" }, t("create.submit")));
     form.addEventListener("submit", submit);
     fill(root, form);
+  }
+
+  // Cirulla (with its presets) or Cirulo (4-6 players, its own options).
+  function setGame(game) {
+    draft.game = game;
+    if (game === "cirulo" && !cirulo.CIRULO_PLAYERS.includes(draft.players)) draft.players = 4;
+    if (game === "cirulla") {
+      const allowed = choices.players[draft.preset] || [2, 3, 4];
+      if (!allowed.includes(draft.players)) draft.players = allowed[allowed.length - 1];
+    }
+    render();
   }
 
   function labelled(label, make) {
@@ -220,7 +274,7 @@ export function mountCreateTable(root, ctx) {
           h("dt", {}, t(`level.${level}`)),
           h("dd", {}, levelHelp(level, choices)),
         ]))),
-      h("small", { class: "hint" }, t("create.seats_hint")));
+      h("small", { class: "hint" }, draft.game === "cirulo" ? cirulo.seatsHint() : t("create.seats_hint")));
   }
 
   function setSeat(i, value) {
@@ -238,7 +292,7 @@ export function mountCreateTable(root, ctx) {
   function allBots() {
     let you = draft.seats.slice(0, draft.players).indexOf("you");
     if (you < 0) you = 0;
-    for (let i = 0; i < 4; i += 1) draft.seats[i] = i === you ? "you" : "bot:normale";
+    for (let i = 0; i < draft.seats.length; i += 1) draft.seats[i] = i === you ? "you" : "bot:normale";
     render();
   }
 
@@ -367,13 +421,19 @@ export function mountCreateTable(root, ctx) {
     e.preventDefault();
     const button = e.target.querySelector("button[type=submit]");
     error.hidden = true;
+    const problem = draft.game === "cirulo" ? cirulo.ciruloProblem(draft) : null;
+    if (problem) {
+      error.textContent = problem;
+      error.hidden = false;
+      return;
+    }
     const lengthValue = Number(draft.lengthKind === "hands" ? draft.hands : draft.target);
-    if (!Number.isInteger(lengthValue) || lengthValue < 1) {
+    if (draft.game !== "cirulo" && (!Number.isInteger(lengthValue) || lengthValue < 1)) {
       error.textContent = t("create.bad_length");
       error.hidden = false;
       return;
     }
-    if (draft.rules.stages && draft.rules.stages.some((n) => !Number.isInteger(n) || n < 1)) {
+    if (draft.game !== "cirulo" && draft.rules.stages && draft.rules.stages.some((n) => !Number.isInteger(n) || n < 1)) {
       error.textContent = t("create.bad_stages");
       error.hidden = false;
       return;

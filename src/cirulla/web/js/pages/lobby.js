@@ -1,6 +1,7 @@
 // The lobby: the live list of public tables (WebSocket "lobby" frames) and the
 // create-table form (pages/create-table.js).
 import { api } from "../api.js";
+import { ciruloMeta, isCirulo } from "../cirulo-lobby.js";
 import { t } from "../i18n.js";
 import { mountCreateTable } from "./create-table.js";
 import { h, fill } from "./dom.js";
@@ -64,6 +65,15 @@ export function mountLobby(root, ctx) {
     return parts.length ? parts.join(" · ") : t("lobby.no_clock");
   }
 
+  // Cirulo (cirulo-lobby.js): the game, players, hands and the point value.
+  function metaText(tbl) {
+    const parts = isCirulo(tbl)
+      ? ciruloMeta(tbl)
+      : [t(`preset.${tbl.preset}`), t("lobby.players", { n: tbl.players }), lengthText(tbl)];
+    parts.push(clockText(tbl));
+    return parts.join(" · ");
+  }
+
   function tableItem(tbl) {
     const seats = tbl.seats || [];
     const mine = seats.some((s) => s && s.user === user.id);
@@ -78,12 +88,11 @@ export function mountLobby(root, ctx) {
       buttons.push(h("button", { type: "button", dataset: { action: "watch", table: tbl.id }, onclick: () => go(tbl.id) }, t("lobby.watch")));
     }
     const title = tbl.name || t("lobby.table_named", { id: tbl.id });
-    return h("li", { class: ["lobby-table", `status-${tbl.status}`], dataset: { table: tbl.id } },
+    return h("li", { class: ["lobby-table", `status-${tbl.status}`, isCirulo(tbl) ? "game-cirulo" : null], dataset: { table: tbl.id, game: tbl.game || "cirulla" } },
       h("div", { class: "lobby-table-head" },
         h("h3", { class: "lobby-table-name" }, title),
         h("span", { class: ["status-badge", tbl.status] }, t(`lobby.status.${tbl.status}`))),
-      h("p", { class: "lobby-table-meta" },
-        t(`preset.${tbl.preset}`), " · ", t("lobby.players", { n: tbl.players }), " · ", lengthText(tbl), " · ", clockText(tbl)),
+      h("p", { class: "lobby-table-meta" }, metaText(tbl)),
       h("ul", { class: "lobby-seats", "aria-label": t("lobby.seats") }, seats.map(seatLabel)),
       h("div", { class: "lobby-table-actions" }, buttons));
   }
