@@ -10,7 +10,8 @@ import { lastTrick, renderBoard, seatLabel } from "./cirulo-board.js";
 import { balancesPanel, configSummary, endPanel, infoStrip, seatList, settlementPanel } from "./cirulo-panels.js";
 import { language, t } from "./i18n.js";
 import { confirmDialog, errorText } from "./table-panels.js";
-import { fill, formatClock, h } from "./table-dom.js";
+import { fill, h } from "./table-dom.js";
+import { drawClocks } from "./table-clocks.js";
 
 export function mountCiruloTable(root, ctx) {
   const page = new CiruloPage(root, ctx);
@@ -478,35 +479,7 @@ class CiruloPage {
       this.renderSettle();
     }
     if (!v || v.status !== "playing" || !v.deal) return;
-    const d = v.deal;
-    const now = Date.now() - (this.clockSkew ?? 0);
-    const elapsed = Math.max(0, now - v.turn_since);
-    const moving = d.is_over || v.forfeit ? null : d.to_move;
-    for (const el of this.els.main.querySelectorAll(".move-clock")) {
-      const s = Number(el.dataset.seat);
-      if (s === moving && v.config.move_seconds) {
-        const left = v.config.move_seconds * 1000 - elapsed;
-        el.hidden = false;
-        el.textContent = t("table.clock.move.short", { time: formatClock(left) });
-        el.classList.toggle("low", left < 10000);
-        el.setAttribute("aria-label", t("table.clock.move", { time: formatClock(left) }));
-      } else {
-        el.hidden = true;
-      }
-    }
-    for (const el of this.els.main.querySelectorAll(".partita-clock")) {
-      const s = Number(el.dataset.seat);
-      const base = v.clocks ? v.clocks[s] : null;
-      if (base === null || base === undefined) {
-        el.hidden = true;
-        continue;
-      }
-      const left = s === moving ? base - elapsed : base;
-      el.hidden = false;
-      el.textContent = t("table.clock.partita.short", { time: formatClock(left) });
-      el.classList.toggle("low", left < 30000);
-      el.setAttribute("aria-label", t("table.clock.partita", { time: formatClock(left) }));
-    }
+    drawClocks(this.els.main, v, Date.now() - (this.clockSkew ?? 0));
   }
 
   // ---- focus across redraws --------------------------------------------------------------------------

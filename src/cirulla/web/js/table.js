@@ -10,6 +10,7 @@ import { scoreSheet } from "./scoresheet.js";
 import { animatePlays, snapshot } from "./table-anim.js";
 import { renderBoard, sideCount, sideName, sideOf } from "./table-board.js";
 import { fill, formatClock, h } from "./table-dom.js";
+import { drawClocks } from "./table-clocks.js";
 import {
   announcements,
   carteViste,
@@ -465,35 +466,7 @@ class TablePage {
       this.renderSheet(this.sideNames());
     }
     if (!v || v.status !== "playing" || !v.deal) return;
-    const d = v.deal;
-    const now = this.serverNow();
-    const elapsed = Math.max(0, now - v.turn_since);
-    const moving = d.is_over || v.forfeit ? null : d.to_move;
-    for (const el of this.els.main.querySelectorAll(".move-clock")) {
-      const s = Number(el.dataset.seat);
-      if (s === moving && v.config.move_seconds) {
-        const left = v.config.move_seconds * 1000 - elapsed;
-        el.hidden = false;
-        el.textContent = t("table.clock.move.short", { time: formatClock(left) });
-        el.classList.toggle("low", left < 10000);
-        el.setAttribute("aria-label", t("table.clock.move", { time: formatClock(left) }));
-      } else {
-        el.hidden = true;
-      }
-    }
-    for (const el of this.els.main.querySelectorAll(".partita-clock")) {
-      const s = Number(el.dataset.seat);
-      const base = v.clocks ? v.clocks[s] : null;
-      if (base === null || base === undefined) {
-        el.hidden = true;
-        continue;
-      }
-      const left = s === moving ? base - elapsed : base;
-      el.hidden = false;
-      el.textContent = t("table.clock.partita.short", { time: formatClock(left) });
-      el.classList.toggle("low", left < 30000);
-      el.setAttribute("aria-label", t("table.clock.partita", { time: formatClock(left) }));
-    }
+    drawClocks(this.els.main, v, this.serverNow());
   }
 
   // ---- focus across redraws ------------------------------------------------------------------
