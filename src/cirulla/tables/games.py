@@ -121,8 +121,8 @@ class CirullaKind(GameKind):
 CIRULO_LEVELS: Final = {
     "facile": ("random", None),
     "normale": ("heuristic", None),
-    "difficile": ("heuristic", None),
-    "campione": ("search", cirulo_bots.Budget(iterations=300, seconds=1.0)),
+    "difficile": ("search", cirulo_bots.Budget(iterations=100, seconds=1.0)),
+    "campione": ("search", cirulo_bots.Budget(iterations=600, seconds=1.0)),
 }
 
 
