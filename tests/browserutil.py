@@ -6,8 +6,10 @@ context (its own cookies) on a running server. Screenshots go to artifacts/.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +46,43 @@ def screenshot(page: Any, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+@contextlib.contextmanager
+def page_opener(browser: Any, base_url: str) -> Iterator[Callable[..., Any]]:
+    """open(locale=..., **context) opens a fresh browser context (its own cookies); all
+    are closed afterwards, and none may have thrown an uncaught JavaScript error."""
+    opened: list[Any] = []
+
+    def open_page(locale: str = "it-IT", **context: Any) -> Any:
+        context.setdefault("viewport", DESKTOP)
+        p = page_for(browser, base_url, locale=locale, **context)
+        errors: list[str] = []
+        p.on("pageerror", lambda e: errors.append(str(e)))
+        p.js_errors = errors
+        opened.append(p)
+        return p
+
+    yield open_page
+    for p in opened:
+        assert not p.js_errors, p.js_errors
+        p.context.close()
+
+
+def expect(target: Any) -> Any:
+    """Playwright's waiting assertions (imported late: some tests need no browser)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(target)
+
+
+def guest(page: Any) -> dict[str, Any]:
+    """Log the page's context in as a new guest (through its own request context)."""
+    r = page.request.post("/api/guest")
+    assert r.status == 201, r.text()
+    user: dict[str, Any] = r.json()["user"]
+    return user

@@ -18,15 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserutil import page_for, screenshot
+from browserutil import PHONE, expect, guest, page_opener, screenshot
 from serverutil import Server, running_server
 
 from cirulla.cirulo import CiruloRules, Deal
 from cirulla.cirulo.cards import full_deck
 
 WEB = Path(__file__).resolve().parent.parent / "src" / "cirulla" / "web"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
 BOTS = {"1": "facile", "2": "facile", "3": "facile"}
 
 
@@ -43,39 +41,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture
 def pages(browser: Any, server: Server) -> Iterator[Callable[..., Any]]:
-    """page(**context) opens a fresh browser context (its own guest); all closed after,
-    and none may have thrown an uncaught JavaScript error."""
-    opened: list[Any] = []
-
-    def page(locale: str = "it-IT", **context: Any) -> Any:
-        context.setdefault("viewport", DESKTOP)
-        p = page_for(browser, server.base_url, locale=locale, **context)
-        errors: list[str] = []
-        p.on("pageerror", lambda e: errors.append(str(e)))
-        p.js_errors = errors
-        opened.append(p)
-        return p
-
-    yield page
-    for p in opened:
-        assert not p.js_errors, p.js_errors
-        p.context.close()
-
-
-def expect(target: Any) -> Any:
-    from playwright.sync_api import expect as playwright_expect
-
-    return playwright_expect(target)
+    with page_opener(browser, server.base_url) as open_page:
+        yield open_page
 
 
 # ---- helpers ------------------------------------------------------------------------------
-
-
-def guest(page: Any) -> dict[str, Any]:
-    r = page.request.post("/api/guest")
-    assert r.status == 201, r.text()
-    user: dict[str, Any] = r.json()["user"]
-    return user
 
 
 def view_of(page: Any, table: str) -> dict[str, Any]:

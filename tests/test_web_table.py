@@ -16,15 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserutil import page_for, screenshot
+from browserutil import PHONE, expect, guest, page_opener, screenshot
 from conftest import stack
 from serverutil import Server, running_server
 
 import cirulla
 from cirulla.scoring import ITEMS
-
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
 
 
 @pytest.fixture(scope="module")
@@ -40,38 +37,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture
 def pages(browser: Any, server: Server) -> Iterator[Callable[..., Any]]:
-    """page(**context) opens a fresh browser context (its own guest); all closed after."""
-    opened: list[Any] = []
-
-    def page(locale: str = "it-IT", **context: Any) -> Any:
-        context.setdefault("viewport", DESKTOP)
-        p = page_for(browser, server.base_url, locale=locale, **context)
-        errors: list[str] = []
-        p.on("pageerror", lambda e: errors.append(str(e)))
-        p.js_errors = errors
-        opened.append(p)
-        return p
-
-    yield page
-    for p in opened:
-        assert not p.js_errors, p.js_errors
-        p.context.close()
-
-
-def expect(target: Any) -> Any:
-    from playwright.sync_api import expect as playwright_expect
-
-    return playwright_expect(target)
+    with page_opener(browser, server.base_url) as open_page:
+        yield open_page
 
 
 # ---- helpers ------------------------------------------------------------------------------
-
-
-def guest(page: Any) -> dict[str, Any]:
-    r = page.request.post("/api/guest")
-    assert r.status == 201, r.text()
-    user: dict[str, Any] = r.json()["user"]
-    return user
 
 
 def create(page: Any, config: dict[str, Any], **extra: Any) -> str:

@@ -12,6 +12,7 @@ import { language, t } from "./i18n.js";
 import { confirmDialog, errorText } from "./table-panels.js";
 import { fill, h } from "./table-dom.js";
 import { drawClocks } from "./table-clocks.js";
+import { announce, hint, toast } from "./table-notices.js";
 
 export function mountCiruloTable(root, ctx) {
   const page = new CiruloPage(root, ctx);
@@ -366,23 +367,17 @@ class CiruloPage {
   }
 
   announce(text, kind = "info") {
-    const item = h("div", { class: ["banner", `banner-${kind}`] }, text);
-    this.els.announce.append(item);
-    while (this.els.announce.children.length > 2) this.els.announce.firstChild.remove();
-    setTimeout(() => item.remove(), kind === "big" ? 4500 : 2500);
+    announce(this.els, text, kind, 2500);
   }
 
   hint(text, kind = "info") {
-    this.els.hint.textContent = text;
-    this.els.hint.dataset.kind = kind;
+    hint(this.els, text, kind);
   }
 
   toast(text, kind = "error") {
-    const item = h("div", { class: ["table-toast", `toast-${kind}`], role: kind === "error" ? "alert" : "status" }, text);
-    item.addEventListener("click", () => item.remove());
-    this.els.toasts.append(item);
-    setTimeout(() => item.remove(), 6000);
+    toast(this.els, text, kind);
   }
+
 
   // ---- playing a card -----------------------------------------------------------------------------
   bindHand(board) {

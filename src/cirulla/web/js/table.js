@@ -11,6 +11,7 @@ import { animatePlays, snapshot } from "./table-anim.js";
 import { renderBoard, sideCount, sideName, sideOf } from "./table-board.js";
 import { fill, formatClock, h } from "./table-dom.js";
 import { drawClocks } from "./table-clocks.js";
+import { announce, hint, toast } from "./table-notices.js";
 import {
   announcements,
   carteViste,
@@ -440,23 +441,17 @@ class TablePage {
   }
 
   announce(text, kind = "info") {
-    const item = h("div", { class: ["banner", `banner-${kind}`] }, text);
-    this.els.announce.append(item);
-    while (this.els.announce.children.length > 2) this.els.announce.firstChild.remove();
-    setTimeout(() => item.remove(), kind === "big" ? 4500 : 3000);
+    announce(this.els, text, kind, 3000);
   }
 
   hint(text, kind = "info") {
-    this.els.hint.textContent = text;
-    this.els.hint.dataset.kind = kind;
+    hint(this.els, text, kind);
   }
 
   toast(text, kind = "error") {
-    const item = h("div", { class: ["table-toast", `toast-${kind}`], role: kind === "error" ? "alert" : "status" }, text);
-    item.addEventListener("click", () => item.remove());
-    this.els.toasts.append(item);
-    setTimeout(() => item.remove(), 6000);
+    toast(this.els, text, kind);
   }
+
 
   // ---- clocks ------------------------------------------------------------------------------
   updateClocks() {
