@@ -434,7 +434,10 @@ def test_a_flood_of_pings_closes_the_socket_with_1008_and_spares_the_other_playe
     before = before_of(duel)
     assert duel.b.ws is not None
     for i in range(300):
-        duel.b.ws.send(json.dumps({"type": "ping", "action": f"flood-{i}"}))
+        try:
+            duel.b.ws.send(json.dumps({"type": "ping", "action": f"flood-{i}"}))
+        except ConnectionClosed:  # the server may cut the flood off before it is all sent
+            break
     assert close_code(duel.b) == POLICY_VIOLATION
     pongs = [f for f in duel.b.frames if f["type"] == "pong"]
     assert 20 <= len(pongs) < 300  # the burst is answered, the rest is not
