@@ -414,4 +414,5 @@ def test_a_join_while_a_move_is_being_written_sees_each_version_once(
                     assert f["view"]["version"] == f["version"], (
                         f"frame {f['version']} carries the view of {f['view']['version']}"
                     )
-            assert versions[-1] == before + 1
+            # the move, and whatever it set off by itself (an automatic declaration)
+            assert versions[-1] >= before + 1 and versions == sorted(versions)
