@@ -7,13 +7,9 @@ from collections.abc import Sequence
 from ..bonuses import bonus_points
 from ..moves import Move
 from .base import Bot, Budget, SeatView
-from .evaluate import CARD_WEIGHT, SCOPA, move_gain, sweepable
+from .evaluate import greedy_score
 
 __all__ = ["GreedyBot", "RandomBot", "best_declaration", "greedy_score"]
-
-# Leaving a table the next player can sweep costs about a point and a half: the
-# scopa, and the cards it takes.
-SWEEP_RISK = 1.5
 
 
 class RandomBot(Bot):
@@ -40,29 +36,6 @@ def best_declaration(moves: Sequence[Move], view: SeatView) -> Move | None:
             if points > best_points:
                 best, best_points = move, points
     return best
-
-
-def greedy_score(
-    move: Move, table: Sequence[int], table_cards: Sequence[object], threats: set[int], last: bool
-) -> float:
-    """What a play is worth now: what it takes, a sweep, minus the risk it leaves.
-
-    `table` are the table's capture values (in the order of `table_cards`),
-    `threats` the values the next players may hold, `last` the smazzata's last play.
-    """
-    card = move.card
-    assert card is not None
-    if move.captured:
-        left = [v for v, c in zip(table, table_cards, strict=True) if c not in move.captured]
-        score = move_gain(move)
-        if not left and not last:
-            return score + SCOPA
-    else:
-        left = [*table, card.value]
-        score = -0.5 * CARD_WEIGHT[card.id]  # what it offers the others
-    if not last and sweepable(left, threats):
-        score -= SWEEP_RISK
-    return score
 
 
 class GreedyBot(Bot):
