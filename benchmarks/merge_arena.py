@@ -5,7 +5,12 @@ finish and write their JSON; this script pools their paired margins (and their
 paired partite, if any) as if they were one run, and refuses to pool runs of
 different bots, budgets, players or rules.
 
-    python benchmarks/merge_arena.py results/*.json [--json merged.json]
+    python benchmarks/merge_arena.py results/*.json [--json merged.json] [--ignore-seconds]
+
+With --ignore-seconds, runs whose budgets name the same iterations pool even if
+one also capped the seconds (the campione level is 1,500 iterations and at most
+1 s a move; the cap binds only on a machine slow enough that 1,500 iterations
+take longer, so a run without it plays the same moves wherever the cap did not bind).
 """
 
 from __future__ import annotations
@@ -37,21 +42,28 @@ def _wilson(wins: float, n: int) -> list[float]:
     return [centre - half, centre + half]
 
 
-def _same(config: dict[str, Any]) -> tuple[Any, ...]:
+def _bot(bot: dict[str, Any], ignore_seconds: bool) -> str:
+    budget = bot.get("budget")
+    if ignore_seconds and budget and budget.get("iterations") is not None:
+        bot = {**bot, "budget": {**budget, "seconds": None}}
+    return json.dumps(bot, sort_keys=True)
+
+
+def _same(config: dict[str, Any], ignore_seconds: bool = False) -> tuple[Any, ...]:
     return (
-        json.dumps(config["a"], sort_keys=True),
-        json.dumps(config["b"], sort_keys=True),
+        _bot(config["a"], ignore_seconds),
+        _bot(config["b"], ignore_seconds),
         config["players"],
         json.dumps(config["rules"], sort_keys=True),
     )
 
 
-def merge(paths: list[Path]) -> dict[str, Any]:
+def merge(paths: list[Path], ignore_seconds: bool = False) -> dict[str, Any]:
     runs = [json.loads(p.read_text()) for p in paths]
-    key = _same(runs[0]["config"])
+    key = _same(runs[0]["config"], ignore_seconds)
     seeds = set()
     for path, run in zip(paths, runs, strict=True):
-        if _same(run["config"]) != key:
+        if _same(run["config"], ignore_seconds) != key:
             raise SystemExit(f"{path}: another match (bots, budget, players or rules differ)")
         if run["config"]["seed"] in seeds:
             raise SystemExit(f"{path}: seed {run['config']['seed']} twice: the decks would repeat")
@@ -79,8 +91,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--json", type=Path, help="write the pooled figures here")
+    parser.add_argument(
+        "--ignore-seconds",
+        action="store_true",
+        help="pool runs with the same iterations whether or not they capped the seconds",
+    )
     args = parser.parse_args()
-    out = merge(args.runs)
+    out = merge(args.runs, args.ignore_seconds)
     m = out["margin"]
     lo, hi = m["ci95"]
     print(
