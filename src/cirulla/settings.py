@@ -8,7 +8,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Settings"]
+__all__ = ["WS_IMPLS", "Settings"]
+
+#: uvicorn's WebSocket implementations the server may run on.
+WS_IMPLS = ("websockets-sansio", "websockets")
 
 
 def _bool(text: str) -> bool:
@@ -42,12 +45,21 @@ class Settings:
     # Compress socket frames (permessage-deflate): less bandwidth, but it took an eighth
     # of a busy server's CPU in the load benchmark. Off by default.
     ws_deflate: bool = False
+    # uvicorn's WebSocket implementation: "websockets-sansio" or "websockets" (the
+    # older one, whose legacy asyncio protocol costs more per frame).
+    ws_impl: str = "websockets-sansio"
     bad_frames_allowed: int = 5  # malformed frames before the socket is closed (1008)
     login_attempts: int = 10  # per address per minute (login, register, guest, claim)
     session_days: int = 30
     secure_cookies: bool = False  # set the Secure flag (behind HTTPS)
     log_level: str = "info"
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.ws_impl not in WS_IMPLS:
+            raise ValueError(
+                f"CIRULLA_WS_IMPL must be one of {', '.join(WS_IMPLS)}, not {self.ws_impl!r}"
+            )
 
     @property
     def db_url(self) -> str:
