@@ -491,6 +491,79 @@ def test_concurrent_appends_exactly_one_wins(backend: Backend) -> None:
     asyncio.run(main())
 
 
+def test_appends_of_many_tables_at_once_keep_each_tables_seats_secrets_and_status(
+    backend: Backend,
+) -> None:
+    """Appends that arrive together (on SQLite, one group commit): each table gets its
+    own records, seats, secrets and status; a second append to one table in the same
+    burst is a conflict that changes nothing, and the others still land."""
+
+    async def check(store: Store) -> None:
+        firsts = [await new_table(store, f"g{i}") for i in range(4)]
+        seats = [SeatRow(0, None, "facile", "Bot 0"), SeatRow(3, None, "campione", "Bot 3")]
+        moves = [f.next("move", {"table": i}, 3000 + i) for i, f in enumerate(firsts)]
+        await asyncio.gather(
+            store.append("g0", [moves[0]], seats=seats),
+            store.append("g1", [moves[1]], seats=[], secrets={0: 2**127 - 1}),
+            store.append("g2", [moves[2]], status="playing"),
+        )
+        rival = firsts[3].next("move", {"rival": True}, 3100)
+        results = await asyncio.gather(
+            store.append("g3", [moves[3]]),
+            store.append("g3", [rival]),
+            store.append("g2", [moves[2].next("move", {"more": 1}, 3200)]),
+            return_exceptions=True,
+        )
+        assert results[2] is None
+        assert results[:2].count(None) == 1  # one of g3's two wins
+        assert any(isinstance(r, VersionConflict) for r in results[:2])
+        assert await store.get_seats("g0") == seats
+        assert await store.get_seats("g1") == []
+        assert await store.load_secrets("g1") == {0: 2**127 - 1}
+        statuses = {t: (await store.get_table(t)) for t in ("g0", "g1", "g2", "g3")}
+        assert {t: (row.status, row.version) for t, row in statuses.items() if row} == {
+            "g0": ("open", 2),
+            "g1": ("open", 2),
+            "g2": ("playing", 3),
+            "g3": ("open", 2),
+        }
+        for i in range(2):
+            assert await store.load_log(f"g{i}") == [firsts[i], moves[i]]
+        assert (await store.load_log("g2"))[:2] == [firsts[2], moves[2]]
+        assert (await store.load_log("g3"))[1] in (moves[3], rival)
+
+    backend.run(check)
+
+
+def test_a_stale_append_in_a_group_commit_fails_alone(backend: Backend) -> None:
+    """A batch whose compare-and-set finds one table's log moved on (another node wrote
+    it) is rolled back whole, then each append is tried alone: the stale one gets a
+    VersionConflict and changes nothing, the others land."""
+
+    async def check(store: Store) -> None:
+        firsts = [await new_table(store, f"s{i}") for i in range(3)]
+        ahead = firsts[0].next("move", {"elsewhere": True}, 4000)
+        await store.append("s0", [ahead])  # the log moves on before the burst
+        stale = firsts[0].next("move", {"late": True}, 4001)
+        fresh = [f.next("move", {"ok": i}, 4100 + i) for i, f in enumerate(firsts)]
+        results = await asyncio.gather(
+            store.append("s1", [fresh[1]], status="playing"),
+            store.append("s0", [stale]),
+            store.append("s2", [fresh[2]], secrets={1: 7}),
+            return_exceptions=True,
+        )
+        assert results[0] is None and results[2] is None
+        assert isinstance(results[1], VersionConflict)
+        assert await store.load_log("s0") == [firsts[0], ahead]
+        assert await store.load_log("s1") == [firsts[1], fresh[1]]
+        assert await store.load_log("s2") == [firsts[2], fresh[2]]
+        assert await store.load_secrets("s2") == {1: 7}
+        row = await store.get_table("s1")
+        assert row is not None and (row.status, row.version) == ("playing", 2)
+
+    backend.run(check)
+
+
 def test_live_tables(backend: Backend) -> None:
     async def check(store: Store) -> None:
         for table_id, status in [

@@ -13,9 +13,10 @@ gets `VersionConflict` with nothing changed.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import secrets as _secrets
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,17 +24,31 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final, cast
 
+import orjson
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Row, bindparam, delete, event, func, insert, select, text, update
+from sqlalchemy import (
+    Row,
+    bindparam,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy import Table as SqlTable
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
 from ..eventlog import GENESIS, ChainError, LogRecord, chain_hash
 from .models import Record, RecordPlayerModel, Seat, Session, Table, TableEvent, TableSecret, User
+from .postgres_batch import write_batch as _postgres_batch
+from .sqlite_batch import SqliteBatch
 
 __all__ = [
     "HistoryRow",
@@ -252,7 +267,7 @@ def _upgrade(connection: Connection) -> None:
     command.upgrade(config, "head")
 
 
-def _sqlite_pragmas(engine: AsyncEngine) -> None:
+def _sqlite_pragmas(engine: Engine) -> None:
     """WAL (readers never wait for the writer), a busy timeout (writers queue rather
     than fail), foreign keys, and transactions that SQLAlchemy begins itself.
 
@@ -262,7 +277,7 @@ def _sqlite_pragmas(engine: AsyncEngine) -> None:
     fail half-way on upgrading a read lock.
     """
 
-    @event.listens_for(engine.sync_engine, "connect")
+    @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -276,17 +291,119 @@ def _sqlite_pragmas(engine: AsyncEngine) -> None:
             cursor.execute(pragma)
         cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
         write = connection.get_execution_options().get("cirulla_write", False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
+def _json_text(value: Any) -> str:
+    """The JSON columns' text: orjson (a finished partita's record is big), or the
+    standard library for what orjson cannot hold (integers beyond 64 bits)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return json.dumps(value)
+
+
+def _event_rows(req: _Append) -> list[dict[str, Any]]:
+    return [{"table_id": req.table_id, **r.to_dict()} for r in req.records]
+
+
+def _seat_rows(req: _Append) -> list[dict[str, Any]]:
+    return [
+        {
+            "table_id": req.table_id,
+            "seat": s.seat,
+            "user_id": s.user_id,
+            "bot": s.bot,
+            "name": s.name,
+        }
+        for s in req.seats or ()
+    ]
+
+
+def _secret_rows(req: _Append) -> list[dict[str, Any]]:
+    return [
+        {"table_id": req.table_id, "deal": deal, "seed": str(seed)}
+        for deal, seed in req.secrets.items()
+    ]
+
+
+def _write_batch(conn: Connection, batch: list[_Append], now: datetime) -> None:
+    """Many tables' appends, with their seats and secrets, as one transaction."""
+    params = [
+        {
+            "b_id": req.table_id,
+            "b_prev_version": req.records[0].version - 1,
+            "b_prev_hash": req.records[0].prev,
+            "b_version": req.records[-1].version,
+            "b_hash": req.records[-1].hash,
+            "b_status": req.status,
+            "b_now": now,
+        }
+        for req in batch
+    ]
+    result = conn.execute(_BATCH_CAS, params)
+    if result.rowcount != len(batch):
+        raise VersionConflict("a log in the batch has moved on")
+    conn.execute(insert(events_t), [row for req in batch for row in _event_rows(req)])
+    seated = [req for req in batch if req.seats is not None]
+    if seated:
+        conn.execute(
+            delete(seats_t).where(seats_t.c.table_id == bindparam("b_id")),
+            [{"b_id": req.table_id} for req in seated],
+        )
+        seat_rows = [row for req in seated for row in _seat_rows(req)]
+        if seat_rows:
+            conn.execute(insert(seats_t), seat_rows)
+    secret_rows = [row for req in batch for row in _secret_rows(req)]
+    if secret_rows:
+        conn.execute(insert(secrets_t), secret_rows)
+
+
+def _write_one(conn: Connection, req: _Append, now: datetime) -> None:
+    """One table's append, with its seats and secrets, as one transaction."""
+    values: dict[str, Any] = {"updated_at": now}
+    where = [tables.c.id == req.table_id]
+    if req.records:
+        first, last = req.records[0], req.records[-1]
+        where += [tables.c.version == first.version - 1, tables.c.last_hash == first.prev]
+        values |= {"version": last.version, "last_hash": last.hash}
+    if req.status is not None:
+        values["status"] = req.status
+    # The compare-and-set: it also takes the row's write lock, so racing appends to
+    # one table queue here and all but one then find no row.
+    result = conn.execute(update(tables).where(*where).values(**values))
+    if result.rowcount != 1:
+        raise VersionConflict(f"table {req.table_id!r}: the log has moved on")
+    if req.records:
+        conn.execute(insert(events_t), _event_rows(req))
+    if req.seats is not None:
+        conn.execute(delete(seats_t).where(seats_t.c.table_id == req.table_id))
+        if req.seats:
+            conn.execute(insert(seats_t), _seat_rows(req))
+    if req.secrets:
+        conn.execute(insert(secrets_t), _secret_rows(req))
+
+
 class Store:
     """The server's persistence; open it with `await Store.open(url)`."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(
+        self, engine: AsyncEngine, appender: Engine | None = None, batch: SqliteBatch | None = None
+    ) -> None:
         self._engine = engine
+        # SQLite only: appends run on a plain pysqlite engine, in the event loop's own
+        # thread. aiosqlite hands every statement to its thread and back, and those
+        # hand-offs cost more than the writes themselves (WAL, no fsync per commit).
+        self._appender = appender
+        # ... and the group commit of many tables' appends, the hottest write, goes to
+        # the driver directly (store/sqlite_batch.py), bound as SQLAlchemy would.
+        self._batch = batch
+        if appender is not None:
+            self._bind_time = tables.c.updated_at.type.bind_processor(appender.dialect)
+            self._bind_json = events_t.c.data.type.bind_processor(appender.dialect)
         self._writer = engine.execution_options(cirulla_write=True)
         self._write_lock = asyncio.Lock() if engine.dialect.name == "sqlite" else None
         self._pending: list[tuple[_Append, asyncio.Future[None]]] = []
@@ -317,14 +434,21 @@ class Store:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
         else:
             kwargs["pool_pre_ping"] = True
-        engine = create_async_engine(sa_url, **kwargs)
+        engine = create_async_engine(sa_url, json_serializer=_json_text, **kwargs)
+        appender = None
         if backend == "sqlite":
-            _sqlite_pragmas(engine)
-        store = cls(engine)
+            _sqlite_pragmas(engine.sync_engine)
+            if "poolclass" not in kwargs:  # a file: a second engine sees the same database
+                appender = create_engine(
+                    sa_url.set(drivername="sqlite"), json_serializer=_json_text
+                )
+                _sqlite_pragmas(appender)
+        batch = SqliteBatch(str(database)) if appender is not None else None
+        store = cls(engine, appender, batch)
         try:
             await store._migrate()
         except BaseException:
-            await engine.dispose()
+            await store.close()
             raise
         return store
 
@@ -338,6 +462,20 @@ class Store:
 
     async def close(self) -> None:
         await self._engine.dispose()
+        if self._appender is not None:
+            self._appender.dispose()
+        if self._batch is not None:
+            self._batch.close()
+
+    async def _write_sync(self, body: Callable[..., None], *args: Any) -> None:
+        """Run `body(connection, *args)` as one write transaction (see `_appender`)."""
+        if self._appender is not None and self._write_lock is not None:
+            async with self._write_lock:
+                with self._appender.execution_options(cirulla_write=True).begin() as conn:
+                    body(conn, *args)
+            return
+        async with self._write() as conn:
+            await conn.run_sync(body, *args)
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncConnection]:
@@ -516,24 +654,27 @@ class Store:
             raise ChainError(f"a log starts at version 1 from {GENESIS[:8]}..., not {first}")
         _check_chain([first])
         now = _now()
-        try:
-            async with self._write() as conn:
-                await conn.execute(
-                    insert(tables).values(
-                        id=table_id,
-                        game=game,
-                        config=config,
-                        status="open",
-                        private=private,
-                        invite_hash=invite_hash,
-                        owner=owner,
-                        version=first.version,
-                        last_hash=first.hash,
-                        created_at=now,
-                        updated_at=now,
-                    )
+
+        def body(conn: Connection) -> None:
+            conn.execute(
+                insert(tables).values(
+                    id=table_id,
+                    game=game,
+                    config=config,
+                    status="open",
+                    private=private,
+                    invite_hash=invite_hash,
+                    owner=owner,
+                    version=first.version,
+                    last_hash=first.hash,
+                    created_at=now,
+                    updated_at=now,
                 )
-                await conn.execute(insert(events_t).values(table_id=table_id, **first.to_dict()))
+            )
+            conn.execute(insert(events_t).values(table_id=table_id, **first.to_dict()))
+
+        try:
+            await self._write_sync(body)
         except IntegrityError as exc:
             if await self.get_table(table_id) is not None:
                 raise VersionConflict(f"table {table_id!r} exists already") from None
@@ -553,13 +694,14 @@ class Store:
 
         VersionConflict, and nothing changed, if the records do not follow on from
         the stored log (a version taken, a broken link, a gap). LookupError if there
-        is no such table. On SQLite, appends from many tables that arrive together are
-        written in one transaction (group commit): one writer at a time is SQLite's
-        limit, so sharing the transaction is what lets a busy server keep up.
+        is no such table. Appends from many tables that arrive together are written in
+        one transaction (group commit): on SQLite one writer at a time is the limit, on
+        PostgreSQL a transaction's round trips are; sharing the transaction is what lets
+        a busy server keep up.
         """
         _check_chain(records)
         request = _Append(table_id, tuple(records), status, seats, dict(secrets or {}))
-        if self._write_lock is None or not records or seats is not None:
+        if not records:
             await self._append_one(request)
             return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -592,92 +734,88 @@ class Store:
         """All of `batch` in one transaction, or (raising) none of it."""
         if len({req.table_id for req in batch}) != len(batch):
             raise VersionConflict("two appends to one table in a batch")
-        now = _now()
-        params = [
-            {
-                "b_id": req.table_id,
-                "b_prev_version": req.records[0].version - 1,
-                "b_prev_hash": req.records[0].prev,
-                "b_version": req.records[-1].version,
-                "b_hash": req.records[-1].hash,
-                "b_status": req.status,
-                "b_now": now,
-            }
+        if self.dialect == "postgresql":
+            await self._postgres_batch(batch)
+            return
+        if self._batch is None or self._write_lock is None:
+            await self._write_sync(_write_batch, batch, _now())
+            return
+        async with self._write_lock:
+            written = self._batch.write(*self._batch_rows(batch, _now()))
+        if not written:
+            raise VersionConflict("a log in the batch has moved on")
+
+    async def _postgres_batch(self, batch: list[_Append]) -> None:
+        cas = [
+            (
+                req.table_id,
+                req.records[0].version - 1,
+                req.records[0].prev,
+                req.records[-1].version,
+                req.records[-1].hash,
+                req.status,
+            )
             for req in batch
         ]
+        events = [row for req in batch for row in _event_rows(req)]
+        seated = [req.table_id for req in batch if req.seats is not None]
+        seats = [row for req in batch if req.seats is not None for row in _seat_rows(req)]
+        secrets = [row for req in batch for row in _secret_rows(req)]
         async with self._write() as conn:
-            result = await conn.execute(_BATCH_CAS, params)
-            if result.rowcount != len(batch):
-                raise VersionConflict("a log in the batch has moved on")
-            await conn.execute(
-                insert(events_t),
-                [{"table_id": req.table_id, **r.to_dict()} for req in batch for r in req.records],
+            if not await _postgres_batch(conn, cas, events, seated, seats, secrets, _now()):
+                raise VersionConflict("a log in the batch has moved on")  # rolls back
+
+    def _batch_rows(self, batch: list[_Append], now: datetime) -> tuple[Any, ...]:
+        """`_write_batch`'s rows as the driver's parameters, each value bound as
+        SQLAlchemy binds it (the time's and the JSON's own processors)."""
+        bind_time, bind_json = self._bind_time, self._bind_json
+        stamp = bind_time(now) if bind_time is not None else now
+        cas = [
+            (
+                req.records[-1].version,
+                req.records[-1].hash,
+                req.status,
+                stamp,
+                req.table_id,
+                req.records[0].version - 1,
+                req.records[0].prev,
             )
-            secret_rows = [
-                {"table_id": req.table_id, "deal": deal, "seed": str(seed)}
-                for req in batch
-                for deal, seed in req.secrets.items()
-            ]
-            if secret_rows:
-                await conn.execute(insert(secrets_t), secret_rows)
+            for req in batch
+        ]
+        events = [
+            (
+                req.table_id,
+                r.version,
+                r.type,
+                bind_json(r.data) if bind_json is not None else r.data,
+                r.at,
+                r.prev,
+                r.hash,
+            )
+            for req in batch
+            for r in req.records
+        ]
+        seated = [req.table_id for req in batch if req.seats is not None]
+        seats = [
+            (req.table_id, s.seat, s.user_id, s.bot, s.name)
+            for req in batch
+            if req.seats is not None
+            for s in req.seats
+        ]
+        secrets = [
+            (req.table_id, deal, str(seed)) for req in batch for deal, seed in req.secrets.items()
+        ]
+        return cas, events, seated, seats, secrets
 
     async def _append_one(self, req: _Append) -> None:
-        table_id, records, status, seats, secrets = (
-            req.table_id,
-            req.records,
-            req.status,
-            req.seats,
-            req.secrets,
-        )
-        values: dict[str, Any] = {"updated_at": _now()}
-        where = [tables.c.id == table_id]
-        if records:
-            first, last = records[0], records[-1]
-            where += [tables.c.version == first.version - 1, tables.c.last_hash == first.prev]
-            values |= {"version": last.version, "last_hash": last.hash}
-        if status is not None:
-            values["status"] = status
         try:
-            async with self._write() as conn:
-                # The compare-and-set: it also takes the row's write lock, so racing
-                # appends to one table queue here and all but one then find no row.
-                result = await conn.execute(update(tables).where(*where).values(**values))
-                if result.rowcount != 1:
-                    raise VersionConflict(f"table {table_id!r}: the log has moved on")
-                if records:
-                    await conn.execute(
-                        insert(events_t), [{"table_id": table_id, **r.to_dict()} for r in records]
-                    )
-                if seats is not None:
-                    await conn.execute(delete(seats_t).where(seats_t.c.table_id == table_id))
-                    if seats:
-                        await conn.execute(
-                            insert(seats_t),
-                            [
-                                {
-                                    "table_id": table_id,
-                                    "seat": s.seat,
-                                    "user_id": s.user_id,
-                                    "bot": s.bot,
-                                    "name": s.name,
-                                }
-                                for s in seats
-                            ],
-                        )
-                if secrets:
-                    await conn.execute(
-                        insert(secrets_t),
-                        [
-                            {"table_id": table_id, "deal": deal, "seed": str(seed)}
-                            for deal, seed in secrets.items()
-                        ],
-                    )
+            await self._write_sync(_write_one, req, _now())
         except VersionConflict:
-            if await self.get_table(table_id) is None:
-                raise LookupError(f"no table {table_id!r}") from None
+            if await self.get_table(req.table_id) is None:
+                raise LookupError(f"no table {req.table_id!r}") from None
             raise
         except IntegrityError as exc:
-            raise VersionConflict(f"table {table_id!r}: {exc.orig}") from None
+            raise VersionConflict(f"table {req.table_id!r}: {exc.orig}") from None
 
     async def load_log(self, table_id: str, after: int = 0) -> list[LogRecord]:
         """The table's records with versions above `after`, in order."""
@@ -769,39 +907,40 @@ class Store:
         """Keep a finished partita's record and who played it. Idempotent: a second
         save of the same table changes nothing. LookupError if there is no such table."""
         finished_at = finished_at or _now()
-        try:
-            async with self._write() as conn:
-                game = await conn.scalar(select(tables.c.game).where(tables.c.id == table_id))
-                if game is None:
-                    raise LookupError(f"no table {table_id!r}")
-                if await conn.scalar(
-                    select(records_t.c.table_id).where(records_t.c.table_id == table_id)
-                ):
-                    return
-                await conn.execute(
-                    insert(records_t).values(
-                        table_id=table_id,
-                        game=game,
-                        record=record,
-                        summary=record_summary(record),
-                        finished_at=finished_at,
-                    )
+
+        def body(conn: Connection) -> None:
+            game = conn.scalar(select(tables.c.game).where(tables.c.id == table_id))
+            if game is None:
+                raise LookupError(f"no table {table_id!r}")
+            if conn.scalar(select(records_t.c.table_id).where(records_t.c.table_id == table_id)):
+                return
+            conn.execute(
+                insert(records_t).values(
+                    table_id=table_id,
+                    game=game,
+                    record=record,
+                    summary=record_summary(record),
+                    finished_at=finished_at,
                 )
-                if players:
-                    await conn.execute(
-                        insert(players_t),
-                        [
-                            {
-                                "table_id": table_id,
-                                "user_id": p.user_id,
-                                "seat": p.seat,
-                                "side": p.side,
-                                "won": p.won,
-                                "finished_at": finished_at,
-                            }
-                            for p in players
-                        ],
-                    )
+            )
+            if players:
+                conn.execute(
+                    insert(players_t),
+                    [
+                        {
+                            "table_id": table_id,
+                            "user_id": p.user_id,
+                            "seat": p.seat,
+                            "side": p.side,
+                            "won": p.won,
+                            "finished_at": finished_at,
+                        }
+                        for p in players
+                    ],
+                )
+
+        try:
+            await self._write_sync(body)
         except IntegrityError:
             if await self.get_record(table_id) is None:  # not a racing twin save: a real fault
                 raise
