@@ -134,6 +134,10 @@ class Game:
         self.first_dealer = dealer
         self.deals: list[Deal] = []
         self._forfeit: Forfeit | None = None
+        # _outcome depends only on the finished smazzate: (count, last over) -> outcome
+        self._outcome_memo: (
+            tuple[tuple[int, bool], tuple[bool, int | None, str | None, int]] | None
+        ) = None
         self._new_deal(dealer, deck, deal_seed)
 
     # ---- smazzate -----------------------------------------------------------------
@@ -201,9 +205,18 @@ class Game:
         return self._forfeit
 
     def _outcome(self) -> tuple[bool, int | None, str | None, int]:
-        """(over, winner, reason, spareggio) from the finished smazzate, in order."""
+        """(over, winner, reason, spareggio) from the finished smazzate, in order.
+
+        Made again only when a smazzata ends or starts: a server asks after every move."""
         if self._forfeit is not None:
             return True, self._forfeit.winner, self._forfeit.reason, 0
+        key = (len(self.deals), bool(self.deals) and self.deals[-1].is_over)
+        memo = self._outcome_memo
+        if memo is None or memo[0] != key:
+            memo = self._outcome_memo = (key, self._decide())
+        return memo[1]
+
+    def _decide(self) -> tuple[bool, int | None, str | None, int]:
         rules = self.rules
         totals = [0] * self.sides
         contenders: list[int] | None = None  # the sides in a knockout tie-break
