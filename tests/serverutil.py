@@ -22,6 +22,8 @@ from typing import Any
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
+from cirulla.tables.patches import apply_changes
+
 PG_URL = os.environ.get("CIRULLA_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
 
 
@@ -142,6 +144,7 @@ class Player:
         self.frames: list[dict[str, Any]] = []  # every frame received, in order
         self.version: dict[str, int] = {}  # table -> last version seen
         self.views: dict[str, dict[str, Any]] = {}
+        self.history: dict[str, list[dict[str, Any]]] = {}  # table -> the deal's history
         self.user: dict[str, Any] = {}
 
     # HTTP
@@ -199,10 +202,34 @@ class Player:
         self.frames.append(frame)
         table = frame.get("table")
         if frame["type"] in ("event", "sync") and table:
+            if "changes" in frame:  # as the web client does: the view they make, whole
+                assert "view" not in frame, "an event frame carries a view or its changes"
+                view = apply_changes(self.views[table], frame["changes"])
+                if view.get("deal") is not None:
+                    view["deal"] = {k: v for k, v in view["deal"].items() if k != "history"}
+                frame["view"] = view
             self.version[table] = frame["version"]
+            self._keep_history(table, frame)
             if "view" in frame:
                 self.views[table] = frame["view"]
         return frame
+
+    def _keep_history(self, table: str, frame: dict[str, Any]) -> None:
+        """The deal's history, as a client keeps it (docs/protocol.md): whole in a
+        sync's view, then each event's engine events; an event's view leaves it out."""
+        view = frame.get("view")
+        deal = view.get("deal") if view else None
+        if frame["type"] == "sync":
+            self.history[table] = list(deal["history"]) if deal else []
+            return
+        record = frame["event"]
+        if record["type"] == "committed":
+            self.history[table] = list(record.get("events", []))
+        else:
+            self.history.setdefault(table, []).extend(record.get("events", []))
+        if deal is not None:
+            assert "history" not in deal, "an event's view carries no history"
+            deal["history"] = list(self.history[table])
 
     def recv_until(
         self, pred: Callable[[dict[str, Any]], bool], timeout: float = 20

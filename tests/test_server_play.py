@@ -516,6 +516,35 @@ def _plays(view: View) -> int:
 # ---- repeated and stale commands ------------------------------------------------------------
 
 
+def test_event_views_leave_the_history_out_and_each_seat_rebuilds_it_from_the_events(
+    server: Server,
+) -> None:
+    """Views in event frames carry no `deal.history` (Player checks every one); the
+    history a client keeps from the events, across a new deal's `committed`, is the one
+    a fresh `sync` of the same seat carries, and a spectator's likewise."""
+    a, b, watcher = guests(server, 3)
+    table, people = open_table(a, [b], {"players": 2, "options": {"hands": 2}}, [watcher])
+    view = play_until(
+        table,
+        people,
+        [watcher],
+        rng=random.Random(3),
+        stop=lambda v: v["deal_index"] == 1 and len(v["deal"]["history"]) > 4,
+    )
+    assert view["deal_index"] == 1
+    for player in [*people.values(), watcher]:
+        rebuilt = player.history[table]
+        assert rebuilt == player.views[table]["deal"]["history"]
+        fresh = second_socket(player)
+        assert fresh.join(table)["type"] == "ack"
+        synced = fresh.views[table]
+        assert synced["version"] == player.version[table]
+        assert synced["deal"]["history"] == rebuilt
+        # the second deal's, from its start (a misdeal, if the shuffle gave one, comes first)
+        assert rebuilt[0]["type"] in ("deal", "misdeal")
+        fresh.close()
+
+
 def test_a_repeated_action_is_answered_again_and_applied_once(server: Server) -> None:
     anna, bruno = guests(server, 2)
     table, people = open_table(anna, [bruno], {"players": 2, "options": {"hands": 1}})

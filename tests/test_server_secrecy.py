@@ -195,6 +195,26 @@ def walk(value: Any, path: Where = ()) -> Iterator[tuple[Where, Any]]:
         yield path, value
 
 
+def _at(value: Any, path: Where) -> Any:
+    """The value at `path` (walk yields a dict's keys as leaves, at their value's path)."""
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _as_view_path(path: Where) -> Where:
+    """Where a value of a view's `changes` sits in the view they make (docs/protocol.md),
+    so that it is judged as the view's own: ("changes", "set", k, ...) and ("changes",
+    "deal", "set", k, ...) are ("view", k, ...) and ("view", "deal", k, ...)."""
+    if path[:1] != ("changes",):
+        return path
+    if path[1:3] == ("deal", "set"):
+        return ("view", "deal", *path[3:])
+    if path[1:2] == ("set",):
+        return ("view", *path[2:])
+    return path  # "unset": key names, no values
+
+
 class Audit:
     """Checks the frames one recipient received against the truth."""
 
@@ -230,13 +250,14 @@ class Audit:
         now = truth.moments[version]
         record = truth.log[version - 1]
         event_deal = record["data"].get("deal")
-        for path, value in walk(frame):
+        for raw_path, value in walk(frame):
+            path = _as_view_path(raw_path)
             if _is_int(value):
                 for k, seed in truth.seeds.items():
                     if value == seed and k not in now.revealed:
                         self.fail(who, frame, f"the seed of deal {k} in {path} before its reveal")
             if path and path[-1] == "legal_moves":
-                self._legal_moves(who, frame, path, now)
+                self._legal_moves(who, frame, path, now, _at(frame, raw_path))
             if not isinstance(value, str) or value == truth.table:
                 continue
             cards = CARD.findall(value)
@@ -267,12 +288,14 @@ class Audit:
         named = path[-1] == "wild_card" or path[-2:] == ("matta", "card")
         return named and value == wild
 
-    def _legal_moves(self, who: Viewer, frame: dict[str, Any], path: Where, now: Moment) -> None:
+    def _legal_moves(
+        self, who: Viewer, frame: dict[str, Any], path: Where, now: Moment, moves: Any
+    ) -> None:
         if path != ("view", "deal", "legal_moves"):
             self.fail(who, frame, f"legal moves at {path}")
         elif who is None or who != now.to_move:
             self.fail(who, frame, f"legal moves for a viewer who is not to move ({now.to_move})")
-        elif set(frame["view"]["deal"]["legal_moves"]) != now.legal:
+        elif set(moves) != now.legal:
             self.fail(who, frame, "legal moves that are not the engine's")
         else:
             self.legal_moves_seen += 1
@@ -448,6 +471,20 @@ def test_the_audit_reports_leaks(server: Server) -> None:
     found = problems(0, frame)
     assert any(f"card {hidden} of deal 0" in p for p in found), found
     assert any("the hand of seat 1 is shown" in p for p in found), found
+    # the same card in the view's changes, where most event frames carry the view
+    patched = next(
+        copy.deepcopy(f)
+        for f in frames[0]
+        if f.get("type") == "event"
+        and "deal" in f.get("changes", {})
+        and truth.moments[f["version"]].deal == 0
+        and truth.moments[f["version"]].hands[1]
+    )
+    secret = truth.moments[patched["version"]].hands[1][0]
+    patched.pop("view")  # the audit must judge the changes themselves
+    patched["changes"]["deal"]["set"]["hand"] = [secret]
+    found = problems(0, patched)
+    assert any(f"card {secret} of deal 0" in p for p in found), found
     # the same card inside a move string of an event
     frame = first_view(lambda m, f: m.deal == 0 and m.hands[1] and m.to_move != 0)
     frame["event"]["note"] = f"7Dx{hidden}"

@@ -495,3 +495,40 @@ def test_S9_views_show_the_score_sheet_once_the_smazzata_is_over() -> None:
                 assert view["to_move"] is None
             else:
                 assert view["score"] is None
+
+
+# ---- several views at once (a server's broadcast) -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"carte_viste": True}, {"carte_scoperte": True}],
+    ids=["plain", "O1", "O2"],
+)
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_deal_views_at_once_equal_each_seats_own_view(
+    options: dict[str, Any], players: int
+) -> None:
+    """P9: `deal_views` (one call for every seat and a spectator, sharing what is common)
+    gives each viewer exactly `deal.view(viewer)`, at every point of a smazzata."""
+    from cirulla.views import deal_views
+
+    if players != 2 and options.get("carte_viste"):
+        options = {}
+    if players != 4 and options.get("carte_scoperte"):
+        options = {}
+    rules = Rules.preset("cirulla").replace(**options)
+    rng = random.Random(players)
+    deal = Deal(rules, players=players, dealer=players - 1, seed=11 + players)
+    viewers: list[int | None] = [None, *range(players)]
+    while True:
+        together = deal_views(deal, viewers)
+        assert together == {v: deal.view(v) for v in viewers}
+        lean = deal_views(deal, viewers, history=False)
+        for v in viewers:
+            alone = deal.view(v)
+            del alone["history"]
+            assert lean[v] == alone
+        if deal.is_over:
+            break
+        deal.play(rng.choice(deal.legal_moves()))

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 import weakref
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .deal import Deal
     from .rules import Rules
 
-__all__ = ["deal_view", "filter_event", "visible_hands"]
+__all__ = ["deal_view", "deal_views", "filter_event", "visible_hands"]
 
 
 def visible_hands(deal: Deal, viewer: int | None) -> set[int]:
@@ -90,28 +91,34 @@ def _history(deal: Deal, viewer: int | None, events: list[dict[str, Any]]) -> li
 
 
 def deal_view(deal: Deal, viewer: int | None) -> dict[str, Any]:
+    return deal_views(deal, (viewer,))[viewer]
+
+
+def deal_views(
+    deal: Deal, viewers: Iterable[int | None], *, history: bool = True
+) -> dict[int | None, dict[str, Any]]:
+    """`deal_view` for several viewers at once, the part they share made once (a server
+    sends a view to every seat after each move). The views of one call share nested
+    objects: read them, do not change them. Without `history`, it is left out."""
     rules = deal.rules
     n = deal.players
-    seen = visible_hands(deal, viewer)
     events = _events(deal)
-    hands = []
-    for s in range(n):
-        entry: dict[str, Any] = {
+    base_hands = [
+        {
             "seat": s,
             "side": deal.side_of(s),
             "count": len(deal._hands[s]),
             "declared": [str(c) for c in deal._pending[s]],
         }
-        if s in seen:
-            entry["cards"] = [str(c) for c in deal._hands[s]]
-        hands.append(entry)
+        for s in range(n)
+    ]
     matta = deal._matta
-    view: dict[str, Any] = {
+    shared: dict[str, Any] = {
         "game": rules.game,
         "rules": _rules_json(rules),
         "players": n,
-        "seat": viewer,
-        "side": None if viewer is None else deal.side_of(viewer),
+        "seat": None,
+        "side": None,
         "dealer": deal.dealer,
         "to_move": deal.to_move,
         "stage": deal.stage,
@@ -119,8 +126,8 @@ def deal_view(deal: Deal, viewer: int | None) -> dict[str, Any]:
         "mano": deal.mano,
         "deck": deal.deck_left,
         "table": [{"card": str(c), "value": deal.value_of(c)} for c in deal._table],
-        "hand": None if viewer is None else [str(c) for c in deal._hands[viewer]],
-        "hands": hands,
+        "hand": None,
+        "hands": base_hands,
         "piles": [
             {
                 "side": i,
@@ -134,16 +141,39 @@ def deal_view(deal: Deal, viewer: int | None) -> dict[str, Any]:
         "matta": None if matta is None else {"card": str(matta), "value": deal.matta_value},
         "declarations": [dict(d) for d in deal._declarations],
         "misdeals": deal.misdeals,
-        "history": _history(deal, viewer, events),
+        "history": None,
         "is_over": deal.is_over,
         "score": deal._score.to_dict() if deal._score is not None else None,
         "instant_winner": deal.instant_winner,
     }
-    if viewer is not None and viewer == deal.to_move:
-        view["legal_moves"] = [str(m) for m in deal.legal_moves()]
-    if rules.carte_viste:  # O1: the cards seen so far in this smazzata
-        view["carte_viste"] = _cards_seen(events)
-    return view
+    if not history:
+        del shared["history"]
+    legal: list[str] | None = None
+    seen_cards = _cards_seen(events) if rules.carte_viste else None  # O1
+    out: dict[int | None, dict[str, Any]] = {}
+    for viewer in viewers:
+        if viewer in out:
+            continue
+        view = dict(shared)
+        if viewer is not None:
+            seen = visible_hands(deal, viewer)
+            view["seat"] = viewer
+            view["side"] = deal.side_of(viewer)
+            view["hand"] = [str(c) for c in deal._hands[viewer]]
+            view["hands"] = [
+                {**h, "cards": [str(c) for c in deal._hands[s]]} if s in seen else h
+                for s, h in enumerate(base_hands)
+            ]
+            if viewer == deal.to_move:
+                if legal is None:
+                    legal = [str(m) for m in deal.legal_moves()]
+                view["legal_moves"] = legal
+        if history:
+            view["history"] = _history(deal, viewer, events)
+        if seen_cards is not None:
+            view["carte_viste"] = seen_cards
+        out[viewer] = view
+    return out
 
 
 def _cards_seen(events: list[dict[str, Any]]) -> list[str]:

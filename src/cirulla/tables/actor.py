@@ -20,6 +20,7 @@ from ..bots import Bot
 from ..eventlog import LogRecord
 from ..game import derived_seed
 from ..shuffle import SHUFFLE_VERSION
+from .patches import view_changes
 from .state import Seat, TableError, TableState, commitment
 
 __all__ = ["Subscriber", "TableActor", "TableStore", "now_ms"]
@@ -70,7 +71,7 @@ class TableActor:
         bot_delay: float = 0.8,
         grace: float = 1.0,
         deal_pause: float = 2.0,
-        on_change: Callable[[TableActor], None] | None = None,
+        on_change: Callable[[TableActor, list[LogRecord]], None] | None = None,
         seat_rows: Callable[[TableState], Any] | None = None,
         players_of: Callable[[TableState], Any] | None = None,
     ) -> None:
@@ -84,6 +85,12 @@ class TableActor:
         self._seat_rows = seat_rows
         self._players_of = players_of
         self.subscribers: set[Subscriber] = set()
+        # Event frames carry a view's changes (tables/patches.py), made against the
+        # views of the last broadcast: for each subscriber, the seat and version of
+        # the last view it got says whether it holds that base.
+        self._bases: dict[int | None, dict[str, Any]] = {}
+        self._bases_version: int | None = None
+        self._seen: dict[Subscriber, tuple[int | None, int]] = {}
         self._lock = asyncio.Lock()
         self._bots: dict[int, Bot] = {}
         self._timer: asyncio.Task[None] | None = None
@@ -108,12 +115,14 @@ class TableActor:
             for i, rec in enumerate(missed):
                 frame = self._event_frame(rec, viewer)
                 if i == len(missed) - 1:
-                    frame["view"] = st.view(viewer)
+                    frame["view"] = st.view(viewer, history=False)
                 sub.deliver(frame)
         elif since != st.version:
             sub.deliver(
                 {"type": "sync", "table": st.id, "version": st.version, "view": st.view(viewer)}
             )
+        # (since == version: the client holds this version's view already)
+        self._seen[sub] = (viewer, st.version)
 
     async def join(self, sub: Subscriber, since: int | None) -> int:
         """`subscribe` in turn with the table's writes, so nobody sees a version being written."""
@@ -124,8 +133,10 @@ class TableActor:
     async def resync(self, sub: Subscriber) -> None:
         async with self._lock:
             st = self.state
-            view = st.view(self.viewer(sub))
+            viewer = self.viewer(sub)
+            view = st.view(viewer)
             sub.deliver({"type": "sync", "table": st.id, "version": st.version, "view": view})
+            self._seen[sub] = (viewer, st.version)
 
     def _expect(self, version: int | None) -> None:
         """A command sent against another version than the table's is stale (the
@@ -137,6 +148,7 @@ class TableActor:
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self.subscribers.discard(sub)
+        self._seen.pop(sub, None)
 
     def _event_frame(self, rec: LogRecord, viewer: int | None) -> dict[str, Any]:
         return {
@@ -147,13 +159,34 @@ class TableActor:
         }
 
     def _broadcast(self, new: list[LogRecord]) -> None:
-        for sub in list(self.subscribers):
-            viewer = self.viewer(sub)
-            for i, rec in enumerate(new):
-                frame = self._event_frame(rec, viewer)
-                if i == len(new) - 1:
-                    frame["view"] = self.state.view(viewer)
+        """Each record to each subscriber, filtered for its seat; the last one with the
+        view (without the deal's history: see `TableState.view`), as its changes since
+        the view the subscriber holds when that is the last broadcast's, else whole.
+        Frames are made once per seat and kind, since spectators and a player's second
+        tab see the same."""
+        version = self.state.version
+        subs = [(sub, self.viewer(sub)) for sub in self.subscribers]
+        if not subs:
+            self._bases, self._bases_version = {}, None
+            return
+        views = self.state.views({viewer for _, viewer in subs}, history=False)
+        bases, bases_version, seen = self._bases, self._bases_version, self._seen
+        made: dict[tuple[int | None, bool], list[dict[str, Any]]] = {}
+        memo: dict[tuple[int, int], bool] = {}  # the views' shared values, compared once
+        for sub, viewer in subs:
+            base = bases.get(viewer) if seen.get(sub) == (viewer, bases_version) else None
+            key = (viewer, base is not None)
+            frames = made.get(key)
+            if frames is None:
+                frames = made[key] = [self._event_frame(rec, viewer) for rec in new]
+                if base is None:
+                    frames[-1]["view"] = views[viewer]
+                else:
+                    frames[-1]["changes"] = view_changes(base, views[viewer], memo)
+            for frame in frames:
                 sub.deliver(frame)
+            seen[sub] = (viewer, version)
+        self._bases, self._bases_version = views, version
 
     # ---- commands from players --------------------------------------------------------
     async def sit(
@@ -298,7 +331,7 @@ class TableActor:
             self._rollback()
             raise
         self.records.extend(new)
-        for rec in new:
+        for rec in new if log.isEnabledFor(logging.INFO) else ():
             log.info(
                 "table event",
                 extra={
@@ -318,7 +351,7 @@ class TableActor:
         self._broadcast(new)
         self._schedule()
         if self.on_change is not None:
-            self.on_change(self)
+            self.on_change(self, new)
         return st.version
 
     def _add(self, new: list[LogRecord], kind: str, data: dict[str, Any]) -> None:

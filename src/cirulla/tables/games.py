@@ -6,6 +6,7 @@ so the table, its actor and `cirulla verify` stay game-blind.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any, Final
 
@@ -23,7 +24,7 @@ from ..game import Game
 from ..moves import parse_move
 from ..record import game_record
 from ..rules import Rules
-from ..views import filter_event
+from ..views import deal_views, filter_event
 from .errors import TableError
 
 __all__ = ["GAMES", "CirullaKind", "CiruloKind", "GameKind", "kind_of"]
@@ -78,6 +79,12 @@ class GameKind:
 
     def filter_event(self, event: dict[str, Any], deal: Any, viewer: int | None) -> Any:
         return filter_event(event, deal, viewer)
+
+    def deal_views(
+        self, deal: Any, viewers: Iterable[int | None], history: bool
+    ) -> dict[int | None, dict[str, Any]]:
+        """Each viewer's `deal.view`, made together (see `cirulla.views.deal_views`)."""
+        return deal_views(deal, viewers, history=history)
 
     def check_move(self, deal: Any, notation: str) -> Any:
         try:
@@ -196,6 +203,16 @@ class CiruloKind(GameKind):
 
     def filter_event(self, event: dict[str, Any], deal: Any, viewer: int | None) -> Any:
         return cirulo_filter_event(event, viewer)
+
+    def deal_views(
+        self, deal: Any, viewers: Iterable[int | None], history: bool
+    ) -> dict[int | None, dict[str, Any]]:
+        out: dict[int | None, dict[str, Any]] = {}
+        for viewer in viewers:
+            view = out[viewer] = deal.view(viewer)
+            if not history:
+                view.pop("history", None)
+        return out
 
     def check_move(self, deal: Any, notation: str) -> Any:
         try:

@@ -23,6 +23,12 @@ log = logging.getLogger("cirulla.tables")
 #: How long a finished or closed table stays reachable for its clients.
 LINGER_SECONDS = 600.0
 
+#: The records that change what the lobby shows of a table: its seats, its status,
+#: its totals (after each smazzata). Moves do not, so they send no lobby update.
+LOBBY_RECORDS = frozenset(
+    {"created", "sat", "stood", "started", "revealed", "forfeit", "ended", "closed"}
+)
+
 
 def invite_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
@@ -262,9 +268,11 @@ class TableManager:
     def unsubscribe_lobby(self, sub: Subscriber) -> None:
         self.lobby_subscribers.discard(sub)
 
-    def _changed(self, actor: TableActor) -> None:
+    def _changed(self, actor: TableActor, new: list[LogRecord]) -> None:
         if actor.state.status in ("finished", "closed"):
             self._reap_later(actor)
+        if not any(r.type in LOBBY_RECORDS for r in new):
+            return  # a move or a deal: nothing the lobby shows
         if not self._lobby_pending:  # coalesce a burst of changes into one update
             self._lobby_pending = True
             asyncio.get_running_loop().call_later(0.05, self._send_lobby)
@@ -272,6 +280,8 @@ class TableManager:
     def _send_lobby(self) -> None:
         self._lobby_pending = False
         self.lobby_version += 1
+        if not self.lobby_subscribers:
+            return  # a newcomer gets the list as it is then
         frame = {"type": "lobby", "version": self.lobby_version, "tables": self.lobby()}
         for sub in list(self.lobby_subscribers):
             sub.deliver(frame)

@@ -26,6 +26,7 @@ Record types and their data (every record also has `version` and `at`):
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -83,6 +84,7 @@ class TableState:
     decks: list[list[str]] = field(default_factory=list)  # test mode: stacked decks
     first_dealer: int | None = None  # test mode: the first dealer
     _view_cache: tuple[int, dict[str, Any]] | None = None
+    _sheet_cache: tuple[tuple[int, bool, bool], dict[str, Any]] | None = None
     _config_json: dict[str, Any] = field(default_factory=dict)
 
     # ---- building -----------------------------------------------------------------
@@ -318,14 +320,45 @@ class TableState:
             out["score"] = self.kind.score(self.game.deals[int(rec.data["deal"])])
         return out
 
-    def view(self, viewer: int | None) -> dict[str, Any]:
+    def view(self, viewer: int | None, history: bool = True) -> dict[str, Any]:
         """The whole table as `viewer` may see it: the deal through `deal.view` (whose
-        `legal_moves` only the seat to move gets), clocks, scores so far."""
-        out = dict(self._shared())
-        out["you"] = viewer
-        if self.game is not None:
-            out["deal"] = self.game.deal.view(viewer)
+        `legal_moves` only the seat to move gets), clocks, scores so far.
+
+        Without `history`, the deal's history is left out: a client that follows the
+        events has it already (each event carries its engine events), and it is most
+        of a view's bytes."""
+        return self.views((viewer,), history)[viewer]
+
+    def views(
+        self, viewers: Iterable[int | None], history: bool = True
+    ) -> dict[int | None, dict[str, Any]]:
+        """`view` for several viewers at once, sharing what they have in common (a
+        broadcast's views are only encoded, never changed)."""
+        viewers = tuple(viewers)
+        deals = (
+            self.kind.deal_views(self.game.deal, viewers, history) if self.game is not None else {}
+        )
+        out = {}
+        for viewer in viewers:
+            view = dict(self._shared())
+            view["you"] = viewer
+            if self.game is not None:
+                view["deal"] = deals[viewer]
+            out[viewer] = view
         return out
+
+    def _sheets(self, game: Any) -> dict[str, Any]:
+        """Totals and score sheets, which change only when a smazzata ends or a side
+        forfeits: made again only then, not after every move."""
+        key = (len(game.deals), game.deal.is_over, self.forfeit is not None)
+        cached = self._sheet_cache
+        if cached is None or cached[0] != key:
+            sheets = {
+                "totals": self.totals,
+                "scores": [self.kind.score(d) for d in game.deals if d.is_over],
+            }
+            cached = self._sheet_cache = (key, sheets)
+        return cached[1]
 
     def _shared(self) -> dict[str, Any]:
         """The part of every viewer's view that is the same for all, made once a version
@@ -355,8 +388,7 @@ class TableState:
             "result": self.result,
         }
         if game is not None:
-            out["totals"] = self.totals
-            out["scores"] = [self.kind.score(d) for d in game.deals if d.is_over]
+            out.update(self._sheets(game))
             out.update(self.kind.extra_view(game))
         self._view_cache = (self.version, out)
         return out

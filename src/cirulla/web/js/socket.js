@@ -10,6 +10,33 @@ function newAction() {
   return `${Date.now().toString(36)}-${rand}-${counter}`;
 }
 
+// The view an event's `changes` make of the one we hold (docs/protocol.md): the keys
+// that changed, at the top level and in `deal`, and the keys that went away.
+export function applyChanges(base, changes) {
+  const view = { ...base, ...changes.set };
+  for (const k of changes.unset || []) delete view[k];
+  if (changes.deal) {
+    const deal = { ...base.deal, ...changes.deal.set };
+    for (const k of changes.deal.unset || []) delete deal[k];
+    view.deal = deal;
+  }
+  return view;
+}
+
+// The deal's history: a sync's view carries it whole; an event's view leaves it out
+// (docs/protocol.md), since each event carries the engine events it caused. A new
+// deal's "committed" event starts the history again.
+export function keepHistory(t, frame) {
+  if (frame.type === "sync") {
+    t.history = frame.view && frame.view.deal ? frame.view.deal.history || [] : [];
+    return;
+  }
+  const events = frame.event.events;
+  if (frame.event.type === "committed") t.history = [...(events || [])];
+  else if (events) t.history = [...(t.history || []), ...events];
+  if (frame.view && frame.view.deal) frame.view.deal.history = t.history;
+}
+
 export class Connection extends EventTarget {
   constructor(url = Connection.defaultUrl()) {
     super();
@@ -100,7 +127,17 @@ export class Connection extends EventTarget {
       case "sync": {
         const t = this.tables.get(frame.table);
         if (!t) break;
+        if (frame.changes) {
+          if (!t.view) {
+            // changes to a view we do not hold: ask for the whole table again
+            t.version = null;
+            this.send({ type: "join", table: frame.table, since: null, invite: t.invite });
+            break;
+          }
+          frame.view = applyChanges(t.view, frame.changes);
+        }
         t.version = frame.version;
+        keepHistory(t, frame);
         if (frame.view) t.view = frame.view;
         this.dispatchEvent(new CustomEvent("table", { detail: frame }));
         break;
