@@ -5,6 +5,7 @@ a server in test mode makes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,23 @@ def test_the_lobby_command_sends_the_list_of_public_tables(server: Server) -> No
     assert r.status_code == 200
     assert r.json()["version"] == frame["version"]
     assert {t["id"] for t in r.json()["tables"]} == {t["id"] for t in frame["tables"]}
+
+
+def test_the_lobby_version_moves_with_the_list_at_once_not_with_the_later_push(
+    tmp_path: Path,
+) -> None:
+    """A list read between a change and its coalesced push names the change's version."""
+    with running_server(tmp_path) as server:  # alone: no other table may change the lobby
+        a = Player(server).guest()
+        before = a.http.get("/api/tables").json()
+        table = a.create_table({"players": 2})
+        now = a.http.get("/api/tables").json()  # well inside the 50 ms before the push
+        assert table in {t["id"] for t in now["tables"]}
+        assert now["version"] == before["version"] + 1
+        w = watcher(server)
+        time.sleep(0.3)  # the push has gone out: w had this version already, so gets nothing
+        assert [f["version"] for f in lobby_frames(w)] == [now["version"]]
+        assert a.http.get("/api/tables").json() == now
 
 
 def test_creating_sitting_and_starting_push_lobby_updates_with_rising_versions(

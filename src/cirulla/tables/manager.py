@@ -78,7 +78,8 @@ class TableManager:
         self.test_mode = test_mode
         self.tables: dict[str, TableActor] = {}
         self.invites: dict[str, str | None] = {}  # table -> invite hash (private tables)
-        self.lobby_subscribers: set[Subscriber] = set()
+        #: Each lobby subscriber with the last lobby version it was sent.
+        self.lobby_subscribers: dict[Subscriber, int] = {}
         self.lobby_version = 0
         self._lobby_pending = False
         self._reapers: set[asyncio.Task[None]] = set()
@@ -262,28 +263,32 @@ class TableManager:
 
     # ---- lobby updates ------------------------------------------------------------------
     def subscribe_lobby(self, sub: Subscriber) -> None:
-        self.lobby_subscribers.add(sub)
+        self.lobby_subscribers[sub] = self.lobby_version
         sub.deliver({"type": "lobby", "version": self.lobby_version, "tables": self.lobby()})
 
     def unsubscribe_lobby(self, sub: Subscriber) -> None:
-        self.lobby_subscribers.discard(sub)
+        self.lobby_subscribers.pop(sub, None)
 
     def _changed(self, actor: TableActor, new: list[LogRecord]) -> None:
         if actor.state.status in ("finished", "closed"):
             self._reap_later(actor)
         if not any(r.type in LOBBY_RECORDS for r in new):
             return  # a move or a deal: nothing the lobby shows
+        # The version moves with the list at once, so a list read now (a newcomer's, the
+        # HTTP one) carries the version of what it shows; only the push waits.
+        self.lobby_version += 1
         if not self._lobby_pending:  # coalesce a burst of changes into one update
             self._lobby_pending = True
             asyncio.get_running_loop().call_later(0.05, self._send_lobby)
 
     def _send_lobby(self) -> None:
         self._lobby_pending = False
-        self.lobby_version += 1
-        if not self.lobby_subscribers:
-            return  # a newcomer gets the list as it is then
+        behind = [s for s, seen in self.lobby_subscribers.items() if seen < self.lobby_version]
+        if not behind:
+            return  # everyone subscribed since the change and was sent the list then
         frame = {"type": "lobby", "version": self.lobby_version, "tables": self.lobby()}
-        for sub in list(self.lobby_subscribers):
+        for sub in behind:
+            self.lobby_subscribers[sub] = self.lobby_version
             sub.deliver(frame)
 
     def _reap_later(self, actor: TableActor, delay: float = LINGER_SECONDS) -> None:
