@@ -1,10 +1,11 @@
 """Server capacity: scripted WebSocket clients playing 4-player tables as fast as they may.
 
     python benchmarks/server_load.py [--clients 500] [--seconds 60] [--database-url URL]
-        [--processes 1] [--hands 1] [--json PATH] [--url http://HOST:PORT]
+        [--processes 1] [--hands 1] [--deal-pause 0] [--json PATH] [--url http://HOST:PORT]
 
 Starts `cirulla serve` in a subprocess (SQLite in a temporary directory unless
---database-url; bots instant, no pause between smazzate, log level warning, guest
+--database-url; bots instant, no pause between smazzate unless --deal-pause (the
+server's own default is 3 s, for reading the score sheet), log level warning, guest
 creation and the flood limit lifted so that the clients are not throttled), then
 runs `--clients` clients in one process (or split over `--processes`): each
 registers as a guest and opens its socket; every four make a 4-player table (the
@@ -53,9 +54,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from cirulla.tables.patches import apply_changes
 from cirulla.verify import VerifyError, verify_record
 
 PLAYERS = 4
@@ -69,13 +72,15 @@ def free_port() -> int:
         return port
 
 
-def start_server(data_dir: Path, database_url: str | None) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    data_dir: Path, database_url: str | None, deal_pause: float = 0.0
+) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = dict(os.environ)
     env.update(
         {
             "CIRULLA_BOT_DELAY": "0",
-            "CIRULLA_DEAL_PAUSE": "0",
+            "CIRULLA_DEAL_PAUSE": str(deal_pause),
             "CIRULLA_LOG_LEVEL": "warning",
             "CIRULLA_LOGIN_ATTEMPTS": "100000",
             # the clients play as fast as the server answers: do not cut them off as a flood
@@ -223,7 +228,10 @@ class Client:
         self.url = url
         self.run = run
         self.rng = rng
-        self.http = httpx.AsyncClient(base_url=url, timeout=60)
+        # idle connections are dropped before the server's keep-alive (5 s) would, so a
+        # request never races the server closing its connection (an httpx ReadError)
+        limits = httpx.Limits(keepalive_expiry=2.0)
+        self.http = httpx.AsyncClient(base_url=url, timeout=60, limits=limits)
         self.ws: ClientConnection | None = None
         self.reader: asyncio.Task[None] | None = None
         self.user: dict[str, Any] = {}
@@ -269,7 +277,7 @@ class Client:
         action = frame["action"] = self.next_action()
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.answers[action] = future
-        await self.ws.send(json.dumps(frame))
+        await self.ws.send(orjson.dumps(frame).decode())
         try:
             return await asyncio.wait_for(future, timeout)
         finally:
@@ -280,7 +288,7 @@ class Client:
         assert self.ws is not None
         try:
             async for raw in self.ws:
-                self.receive(json.loads(raw), time.monotonic())
+                self.receive(orjson.loads(raw), time.monotonic())
         except ConnectionClosed:
             pass
         finally:
@@ -328,7 +336,10 @@ class Client:
             if future is not None and not future.done():
                 future.set_result(frame)
             return
-        if "view" in frame and table:
+        if "changes" in frame and table:  # docs/protocol.md: the view's changes
+            self.views[table] = apply_changes(self.views[table], frame["changes"])
+            self.maybe_move(table)
+        elif "view" in frame and table:
             self.views[table] = frame["view"]
             self.maybe_move(table)
 
@@ -360,7 +371,7 @@ class Client:
         self.pending[table] = (action, version, time.monotonic())
         self.run.stats.moves_sent += 1
         assert self.ws is not None
-        task = asyncio.create_task(self.ws.send(json.dumps(frame)))
+        task = asyncio.create_task(self.ws.send(orjson.dumps(frame).decode()))
         task.add_done_callback(_ignore)
 
 
@@ -529,6 +540,7 @@ def summary(stats: Stats, args: argparse.Namespace, server: dict[str, Any]) -> d
         "window": round(window, 3),
         "processes": args.processes,
         "hands_per_partita": args.hands,
+        "deal_pause": args.deal_pause,
         "database": "postgresql" if (args.database_url or "").startswith("postgres") else "sqlite",
         "clients_wanted": stats.wanted,
         "clients_connected": stats.connected,
@@ -576,7 +588,11 @@ def print_summary(s: dict[str, Any]) -> None:
     server = s["server"]
     rows = [
         ("clients connected", f"{s['clients_connected']} / {s['clients_wanted']}"),
-        ("tables (4 players)", f"{s['tables']}, partite of {s['hands_per_partita']} smazzata(e)"),
+        (
+            "tables (4 players)",
+            f"{s['tables']}, partite of {s['hands_per_partita']} smazzata(e),"
+            f" {s['deal_pause']:g} s between smazzate",
+        ),
         ("window", f"{s['window']:.1f} s, {s['processes']} client process(es), {s['database']}"),
         ("moves acknowledged", f"{s['moves_acked']}  ({s['moves_per_second']:.1f} a second)"),
         (
@@ -636,6 +652,13 @@ def main() -> int:
     parser.add_argument("--url", help="drive a server already running at this URL instead")
     parser.add_argument("--processes", type=int, default=1, help="client processes (1)")
     parser.add_argument("--hands", type=int, default=1, help="smazzate a partita (option hands; 1)")
+    parser.add_argument(
+        "--deal-pause",
+        type=float,
+        default=0.0,
+        help="the server's pause before each new smazzata, in seconds (0; `cirulla serve` "
+        "waits 3 so that players can read the score sheet)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     args = parser.parse_args()
@@ -649,7 +672,7 @@ def main() -> int:
         if args.url:
             url = args.url.rstrip("/")
         else:
-            proc, url = start_server(Path(tmp), args.database_url)
+            proc, url = start_server(Path(tmp), args.database_url, args.deal_pause)
         print(f"server {url}; {args.clients} clients, {args.seconds:.0f} s", flush=True)
         try:
             parts = run_clients(url, args, proc.pid if proc is not None else None)
