@@ -86,13 +86,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if settings.redis_url:
-        print(
-            "error: --redis-url (several nodes sharing tables through Redis) is not built yet;"
-            " run one node without it",
-            file=sys.stderr,
-        )
-        return 2
     serve(settings)
     return 0
 
@@ -108,7 +101,10 @@ def add_cli(sub: Any) -> None:
     p.add_argument("--port", type=int, help="port (default 8000)")
     p.add_argument("--data-dir", help="where the SQLite database lives (default ./cirulla-data)")
     p.add_argument("--database-url", help="e.g. postgresql+asyncpg://user@host/db")
-    p.add_argument("--redis-url", help="several nodes sharing tables (not built yet)")
+    p.add_argument(
+        "--redis-url",
+        help="share tables with the other nodes on this Redis (needs --database-url)",
+    )
     p.add_argument("--bot-delay", type=float, help="seconds a bot waits before moving (0.8)")
     p.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     p.add_argument("--test-mode", action="store_true", help="allow stacked decks (tests only)")

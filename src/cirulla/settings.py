@@ -31,7 +31,9 @@ class Settings:
     port: int = 8000
     data_dir: Path = Path("cirulla-data")
     database_url: str | None = None  # default: SQLite in data_dir
-    redis_url: str | None = None
+    redis_url: str | None = None  # several nodes sharing tables (needs database_url)
+    cluster: str = "cirulla"  # the nodes' Redis key prefix: one per cluster on a Redis
+    lease_seconds: float = 10.0  # a dead node's tables move after at most this long
     # Origins allowed to open the WebSocket besides the server's own; "*" allows any.
     allowed_origins: tuple[str, ...] = ()
     # Test mode allows stacked decks and instant bots; never on in production.
@@ -60,6 +62,13 @@ class Settings:
             raise ValueError(
                 f"CIRULLA_WS_IMPL must be one of {', '.join(WS_IMPLS)}, not {self.ws_impl!r}"
             )
+        if self.redis_url and not (self.database_url or "").startswith("postgresql"):
+            raise ValueError(
+                "--redis-url (CIRULLA_REDIS_URL) shares tables between nodes, so they need"
+                " one database: give --database-url postgresql+asyncpg://..."
+            )
+        if self.lease_seconds < 1:
+            raise ValueError(f"CIRULLA_LEASE_SECONDS must be at least 1, not {self.lease_seconds}")
 
     @property
     def db_url(self) -> str:

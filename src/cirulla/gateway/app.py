@@ -8,8 +8,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from ..bus import RedisBus
 from ..settings import Settings
 from ..store import Store
+from ..tables.cluster import Cluster
 from ..tables.manager import TableManager
 from . import accounts, history, lobby, socket
 from .errors import install_error_handlers
@@ -38,6 +40,16 @@ def create_app(settings: Settings) -> FastAPI:
         )
         app.state.store = store
         app.state.tables = tables
+        if settings.redis_url:
+            tables.cluster = Cluster(
+                tables,
+                RedisBus(
+                    settings.redis_url,
+                    cluster=settings.cluster,
+                    lease_ms=int(settings.lease_seconds * 1000),
+                ),
+            )
+            await tables.cluster.start()
         await tables.restore()
         log.info(
             "serving on %s:%s with %s", settings.host, settings.port, _safe_url(settings.db_url)
@@ -46,6 +58,8 @@ def create_app(settings: Settings) -> FastAPI:
             yield
         finally:
             tables.close()
+            if tables.cluster is not None:
+                await tables.cluster.close()
             await store.close()
 
     app = FastAPI(title="cirulla", lifespan=lifespan)

@@ -40,7 +40,12 @@ def _tables(request: Request) -> TableManager:
 
 
 def _table_error(exc: TableError) -> ApiError:
-    status = {"unknown_table": 404, "private_table": 403, "test_mode_only": 404}.get(exc.code, 400)
+    status = {
+        "unknown_table": 404,
+        "private_table": 403,
+        "test_mode_only": 404,
+        "unavailable": 503,
+    }.get(exc.code, 400)
     return ApiError(status, exc.code, exc.message)
 
 
@@ -79,7 +84,11 @@ async def _create(
 
 @router.get("/health")
 async def health(request: Request) -> dict[str, Any]:
-    return {"ok": True, "tables": len(_tables(request).tables)}
+    manager = _tables(request)
+    out: dict[str, Any] = {"ok": True, "tables": len(manager.tables)}
+    if manager.cluster is not None:
+        out["node"] = manager.cluster.node
+    return out
 
 
 @router.get("/tables")
@@ -115,12 +124,12 @@ async def get_table(
 ) -> dict[str, Any]:
     manager = _tables(request)
     try:
-        actor = manager.get(table_id)
+        table = await manager.route(table_id)
+        if not await manager.may_enter(table, user.id, invite):
+            raise ApiError(403, "private_table", "this table is private: you need its invite link")
+        return {"table": await manager.summary_of(table)}
     except TableError as exc:
         raise _table_error(exc) from None
-    if not manager.may_enter(table_id, user.id, invite):
-        raise ApiError(403, "private_table", "this table is private: you need its invite link")
-    return {"table": manager.summary(actor)}
 
 
 @router.get("/choices")

@@ -104,6 +104,7 @@ class Connection:
         self.tables = tables
         self.memory = memory
         self.watching: set[str] = set()
+        self.seen: dict[str, int] = {}  # table -> the last version sent (to rejoin from)
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.bucket = _Bucket(settings.flood_per_second, settings.flood_burst)
         self.bad_frames = 0
@@ -117,6 +118,9 @@ class Connection:
             self.closing = POLICY_VIOLATION
             self.outbox.put_nowait(None)
             return
+        table, version = frame.get("table"), frame.get("version")
+        if table is not None and version is not None:
+            self.seen[table] = version
         self.outbox.put_nowait(frame)
 
     async def sender(self) -> None:
@@ -138,6 +142,7 @@ class Connection:
 
     async def run(self) -> None:
         sender = asyncio.create_task(self.sender())
+        self.tables.attach(self)
         self.deliver(
             {
                 "type": "welcome",
@@ -164,10 +169,7 @@ class Connection:
         except WebSocketDisconnect:
             pass
         finally:
-            for table_id in list(self.watching):
-                with contextlib.suppress(TableError):
-                    self.tables.get(table_id).unsubscribe(self)
-            self.tables.unsubscribe_lobby(self)
+            self.tables.detach(self)
             if self.closing is not None:
                 self.outbox.put_nowait(None)
                 with contextlib.suppress(Exception):
@@ -243,7 +245,7 @@ class Connection:
         self.deliver(answer)
 
     async def _resync(self, table_id: str) -> None:
-        await self.tables.get(table_id).resync(self)
+        await (await self.tables.route(table_id)).resync(self)
 
     async def dispatch(self, cmd: Any) -> int | None:
         kind = cmd.type
@@ -259,25 +261,23 @@ class Connection:
             options = dict(fresh.options if fresh is not None else {})
             options["auto_declare"] = cmd.on
             await store.set_options(self.account.id, options)
-            for table_id in self.watching:
-                await self.tables.get(table_id).set_auto_declare(self.account.id, cmd.on)
+            for table_id in list(self.watching):
+                table = await self.tables.route(table_id)
+                await table.set_auto_declare(self.account.id, cmd.on)
             return None
-        actor = self.tables.get(cmd.table)
+        actor = await self.tables.route(cmd.table)
         user = self.account.id
         if kind == "join":
-            if not self.tables.may_enter(cmd.table, user, cmd.invite):
+            if not await self.tables.may_enter(actor, user, cmd.invite):
                 raise TableError("private_table", "this table is private: you need its invite link")
             self.watching.add(cmd.table)
             return await actor.join(self, cmd.since)
         if kind == "leave":
             self.watching.discard(cmd.table)
-            actor.unsubscribe(self)
-            if actor.state.status == "open" and actor.state.seat_of(user) is not None:
-                return await actor.stand(user)
-            return actor.state.version
+            return await actor.leave(self)
         # The table checks `version` under its lock: a stale command is never applied.
         if kind == "sit":
-            if not self.tables.may_enter(cmd.table, user, cmd.invite):
+            if not await self.tables.may_enter(actor, user, cmd.invite):
                 raise TableError("private_table", "this table is private: you need its invite link")
             fresh = await store.get_user(user)
             options = fresh.options if fresh is not None else self.account.options

@@ -150,6 +150,14 @@ class TableActor:
         self.subscribers.discard(sub)
         self._seen.pop(sub, None)
 
+    async def leave(self, sub: Subscriber) -> int:
+        """Stop watching; a player seated at a table not yet started gives up the seat."""
+        self.unsubscribe(sub)
+        st = self.state
+        if sub.user is not None and st.status == "open" and st.seat_of(sub.user) is not None:
+            return await self.stand(sub.user)
+        return st.version
+
     def _event_frame(self, rec: LogRecord, viewer: int | None) -> dict[str, Any]:
         return {
             "type": "event",

@@ -7,7 +7,7 @@ import hashlib
 import logging
 import secrets as _secrets
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..eventlog import LogRecord
 from ..shuffle import SHUFFLE_VERSION
@@ -15,6 +15,9 @@ from ..store import RecordPlayer, SeatRow, Store, TableRow
 from .actor import Subscriber, TableActor, now_ms
 from .config import TableConfig
 from .state import TableError, TableState
+
+if TYPE_CHECKING:
+    from .cluster import Cluster, RemoteTable, Watcher
 
 __all__ = ["TableManager", "invite_hash"]
 
@@ -83,6 +86,10 @@ class TableManager:
         self.lobby_version = 0
         self._lobby_pending = False
         self._reapers: set[asyncio.Task[None]] = set()
+        #: Set by `cirulla serve --redis-url`: tables shared with other nodes.
+        self.cluster: Cluster | None = None
+        self._lobby_dirty: set[str] = set()  # (cluster) tables whose lobby entry changed
+        self._lobby_shared: list[dict[str, Any]] = []  # (cluster) every node's entries
 
     def _actor(self, state: TableState, records: list[LogRecord]) -> TableActor:
         actor = TableActor(
@@ -118,6 +125,8 @@ class TableManager:
         if seat is not None and (seat in config.bots or not 0 <= seat < config.players):
             raise TableError("bad_seat", f"seat {seat} is not free at this table")
         table_id = _secrets.token_urlsafe(8)
+        if self.cluster is not None and not await self.cluster.bus.claim(table_id):
+            raise TableError("unavailable", "could not reserve a table id: try again")
         token = _secrets.token_urlsafe(16) if config.private else None
         data: dict[str, Any] = {
             "config": config.model_dump(mode="json"),
@@ -184,6 +193,8 @@ class TableManager:
         rows = await self.store.live_tables()
         restored = 0
         for row in [*rows, *recent, *(r for r in unrecorded if r.id not in {t.id for t in recent})]:
+            if self.cluster is not None and not await self.cluster.bus.claim(row.id):
+                continue  # another node has it
             actor = await self._rebuild(row)
             if actor is None:
                 continue
@@ -202,6 +213,21 @@ class TableManager:
         log.info("restored %d tables", restored)
         return restored
 
+    async def adopt(self, table_id: str) -> TableActor:
+        """(cluster) Rebuild a table from the shared store, whose lease this node now holds."""
+        row = await self.store.get_table(table_id)
+        if row is None:
+            raise TableError("unknown_table", f"there is no table {table_id!r}")
+        actor = await self._rebuild(row)
+        if actor is None:
+            raise TableError("unavailable", f"table {table_id} cannot be rebuilt")
+        if row.status in ("open", "playing"):
+            await actor.catch_up()
+        else:  # ended: reachable for its clients for what is left of the linger
+            left = LINGER_SECONDS - (datetime.now(UTC) - row.updated_at).total_seconds()
+            self._reap_later(actor, max(0.0, left))
+        return actor
+
     async def _rebuild(self, row: TableRow) -> TableActor | None:
         records = await self.store.load_log(row.id)
         secrets = await self.store.load_secrets(row.id)
@@ -211,6 +237,9 @@ class TableManager:
             log.error("table %s cannot be rebuilt from its log: %s", row.id, exc)
             return None
         self.invites[row.id] = row.invite_hash
+        if self.cluster is not None:  # the lobby hears of it from its new node
+            self._lobby_dirty.add(row.id)
+            self._lobby_soon()
         return self._actor(state, records)
 
     # ---- finding ----------------------------------------------------------------------
@@ -220,7 +249,42 @@ class TableManager:
             raise TableError("unknown_table", f"there is no table {table_id!r}")
         return actor
 
-    def may_enter(self, table_id: str, user: str | None, invite: str | None) -> bool:
+    async def route(self, table_id: str) -> TableActor | RemoteTable:
+        """The table's actor, or (in a cluster) a handle on the node that owns it."""
+        actor = self.tables.get(table_id)
+        if actor is not None:
+            return actor
+        if self.cluster is None:
+            raise TableError("unknown_table", f"there is no table {table_id!r}")
+        return await self.cluster.route(table_id)
+
+    async def may_enter(
+        self, table: TableActor | RemoteTable, user: str | None, invite: str | None
+    ) -> bool:
+        if isinstance(table, TableActor):
+            return self.may_enter_here(table.id, user, invite)
+        return await table.may_enter(user, invite)
+
+    async def summary_of(self, table: TableActor | RemoteTable) -> dict[str, Any]:
+        if isinstance(table, TableActor):
+            return self.summary(table)
+        return await table.summary()
+
+    def attach(self, watcher: Watcher) -> None:
+        """A client socket opened (a cluster joins it again where its tables move)."""
+        if self.cluster is not None:
+            self.cluster.attach(watcher)
+
+    def detach(self, watcher: Watcher) -> None:
+        for table_id in watcher.watching:
+            actor = self.tables.get(table_id)
+            if actor is not None:
+                actor.unsubscribe(watcher)
+        self.unsubscribe_lobby(watcher)
+        if self.cluster is not None:
+            self.cluster.detach(watcher)
+
+    def may_enter_here(self, table_id: str, user: str | None, invite: str | None) -> bool:
         """A private table lets in its players and whoever holds the invite."""
         expected = self.invites.get(table_id)
         if expected is None:
@@ -249,10 +313,13 @@ class TableManager:
             "point_value": getattr(st.rules, "point_value", None),  # Cirulo: chips per point
             "totals": st.totals,
             "version": st.version,
+            "created": actor.records[0].at,
         }
 
     def lobby(self) -> list[dict[str, Any]]:
         """Public tables open or in play, open ones first, newest first."""
+        if self.cluster is not None:
+            return self._lobby_shared
         live = [
             a
             for a in self.tables.values()
@@ -274,15 +341,30 @@ class TableManager:
             self._reap_later(actor)
         if not any(r.type in LOBBY_RECORDS for r in new):
             return  # a move or a deal: nothing the lobby shows
+        if self.cluster is not None:  # the shared version moves when the entry is published
+            self._lobby_dirty.add(actor.id)
+            self._lobby_soon()
+            return
         # The version moves with the list at once, so a list read now (a newcomer's, the
         # HTTP one) carries the version of what it shows; only the push waits.
         self.lobby_version += 1
+        self._lobby_soon()
+
+    def _lobby_soon(self) -> None:
         if not self._lobby_pending:  # coalesce a burst of changes into one update
             self._lobby_pending = True
             asyncio.get_running_loop().call_later(0.05, self._send_lobby)
 
     def _send_lobby(self) -> None:
         self._lobby_pending = False
+        if self.cluster is not None:
+            entries = {t: self._lobby_entry(t) for t in self._lobby_dirty}
+            self._lobby_dirty.clear()
+            self.cluster.publish_lobby(entries)  # every node, this one too, then reads it
+            return
+        self._push_lobby()
+
+    def _push_lobby(self) -> None:
         behind = [s for s, seen in self.lobby_subscribers.items() if seen < self.lobby_version]
         if not behind:
             return  # everyone subscribed since the change and was sent the list then
@@ -291,12 +373,31 @@ class TableManager:
             self.lobby_subscribers[sub] = self.lobby_version
             sub.deliver(frame)
 
+    def _lobby_entry(self, table_id: str) -> dict[str, Any] | None:
+        actor = self.tables.get(table_id)
+        if actor is None or actor.state.config.private:
+            return None
+        if actor.state.status not in ("open", "playing"):
+            return None
+        return self.summary(actor)
+
+    def shared_lobby(self, version: int, entries: list[dict[str, Any]]) -> None:
+        """(cluster) Every node's lobby entries as Redis has them: keep and push them."""
+        if version < self.lobby_version:
+            return  # an older read that finished late
+        entries.sort(key=lambda e: (e["status"] != "open", -e.get("created", 0)))
+        self._lobby_shared = entries
+        self.lobby_version = version
+        self._push_lobby()
+
     def _reap_later(self, actor: TableActor, delay: float = LINGER_SECONDS) -> None:
         async def reap() -> None:
             await asyncio.sleep(delay)
             actor.close()
             if self.tables.get(actor.id) is actor:
                 del self.tables[actor.id]
+                if self.cluster is not None:
+                    await self.cluster.bus.release(actor.id)
 
         task = asyncio.create_task(reap())
         self._reapers.add(task)
