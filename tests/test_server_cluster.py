@@ -242,3 +242,39 @@ def test_a_dead_nodes_table_with_a_bot_is_adopted_even_if_nobody_watches_it(
     view = play_until(table, {0: anna_b}, rng=random.Random(2))
     assert view["status"] == "finished"
     assert_verifies(fetch_record(anna_b, table), tmp_path)
+
+
+def test_a_node_that_loses_a_lease_stops_playing_the_table_and_its_clients_follow_it(
+    nodes: tuple[Server, Server], tmp_path: Path
+) -> None:
+    """As when a node stalls past its lease: it must let go of the table, which is
+    rebuilt from the log (on either node), and every client goes on from where it was."""
+    import redis
+
+    a, b = nodes
+    anna = Player(a).guest().connect()
+    bruno = Player(b).guest().connect()
+    table = anna.create_table({"players": 2, "options": {"hands": 1}})
+    assert anna.join(table)["type"] == "ack"
+    assert bruno.join(table)["type"] == "ack"
+    assert bruno.sit(table)["type"] == "ack"
+    seats = {0: anna, 1: bruno} if last_view(anna, table)["you"] == 0 else {0: bruno, 1: anna}
+    rng = random.Random(3)
+    view = play_until(table, seats, rng=rng, stop=lambda v: len(v["deal"]["history"]) > 6)
+    cluster = a.env["CIRULLA_CLUSTER"]
+    redis.Redis.from_url(REDIS_URL).delete(f"{cluster}:owner:{table}")
+    wait_for(lambda: "lost the lease of table" in a.log(), timeout=4 * LEASE, what="a to let go")
+    wait_for(
+        lambda: health(a)["tables"] + health(b)["tables"] == 1,
+        timeout=6 * LEASE,
+        what="the table to be rebuilt",
+    )
+    for p in (anna, bruno):
+        p.drain(0.3)
+        assert p.version[table] == view["version"]
+    play_until(table, seats, rng=rng)
+    record = fetch_record(anna, table)
+    assert_finished_consistently(table, [anna, bruno], record)
+    for p in (anna, bruno):
+        assert_versions_follow_on(p, table)
+    assert_verifies(record, tmp_path)

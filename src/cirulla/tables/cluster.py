@@ -362,8 +362,11 @@ class Cluster:
         reply: dict[str, Any] = {"kind": "reply", "id": message["id"]}
         try:
             actor = self.manager.tables.get(table_id)
-            if actor is None:
-                raise TableError("unavailable", f"table {table_id} moved: try again")
+            if actor is None:  # not here yet (its lease came to this node) or moved away
+                handle = await self.route(table_id)
+                if not isinstance(handle, TableActor):
+                    raise TableError("unavailable", f"table {table_id} moved: try again")
+                actor = handle
             reply["ok"] = await self._run(actor, op, message, args)
         except TableError as exc:
             reply["error"] = [exc.code, exc.message]
