@@ -2,6 +2,7 @@
 
     python benchmarks/server_load.py [--clients 500] [--seconds 60] [--database-url URL]
         [--processes 1] [--hands 1] [--deal-pause 0] [--json PATH] [--url http://HOST:PORT]
+        [--nodes 1] [--redis-url redis://127.0.0.1:6379/0] [--keep-logs DIR]
 
 Starts `cirulla serve` in a subprocess (SQLite in a temporary directory unless
 --database-url; bots instant, no pause between smazzate unless --deal-pause (the
@@ -24,6 +25,17 @@ Prints a summary table; `--json PATH` writes every figure. Exits 1 if any client
 saw a gap, a repeat or a log other than the record's, a record does not verify, or
 the server logged an error.
 
+With --nodes N (N > 1), the script starts a cluster instead: N `cirulla serve`
+processes on their own ports and data directories, one after the other (the first
+migrates the database), sharing --database-url (PostgreSQL only) and --redis-url under
+a fresh CIRULLA_CLUSTER prefix, whose keys are deleted at the end. A table is played by
+the node its creator talks to, so the clients are spread to make relaying the rule:
+client k of the g-th table is on node (g + k) % N, which puts the four players of a
+table on different nodes where N allows and rotates the creators, and so the tables,
+over the nodes. Latency is also reported apart for the players on the table's own node
+(local) and on another (relayed); the server's CPU and peak memory per node and summed;
+records are fetched from every node in turn. --url drives one external server only.
+
 With --database-url, give a throwaway database: the server creates its tables there
 and the run leaves thousands of guests and tables behind. The server's CPU is
 measured over the window (Linux /proc); machine load from other processes skews
@@ -41,6 +53,8 @@ import os
 import platform
 import random
 import resource
+import secrets
+import shutil
 import signal
 import socket
 import statistics
@@ -73,8 +87,13 @@ def free_port() -> int:
 
 
 def start_server(
-    data_dir: Path, database_url: str | None, deal_pause: float = 0.0
+    data_dir: Path,
+    database_url: str | None,
+    deal_pause: float = 0.0,
+    cluster: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
+    """Start one `cirulla serve` and wait for its health; `cluster` adds the CIRULLA_*
+    variables that make it a node of a cluster."""
     port = free_port()
     env = dict(os.environ)
     env.update(
@@ -91,6 +110,8 @@ def start_server(
     )
     if database_url:
         env["CIRULLA_DATABASE_URL"] = database_url
+    env.update(cluster or {})
+    data_dir.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "cirulla", "serve", "--port", str(port)]
     cmd += ["--data-dir", str(data_dir)]
     log = (data_dir / "server.log").open("ab")
@@ -116,6 +137,69 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@dataclass
+class Node:
+    """One server process the script started, and what it measured of it."""
+
+    proc: subprocess.Popen[bytes]
+    url: str
+    data_dir: Path
+    node_id: str | None = None  # as /api/health names it
+    tables: int | None = None  # the tables it plays, by /api/health after the window
+    peak_rss_mb: float | None = None
+
+
+def start_nodes(
+    tmp: Path, count: int, database_url: str | None, deal_pause: float, cluster: dict[str, str]
+) -> list[Node]:
+    """One server, or a cluster of `count`, started one after the other: the first runs
+    the database migrations, which the others must not race."""
+    nodes: list[Node] = []
+    try:
+        for i in range(count):
+            data_dir = tmp if count == 1 else tmp / f"node{i}"
+            proc, url = start_server(data_dir, database_url, deal_pause, cluster or None)
+            nodes.append(Node(proc, url, data_dir))
+    except BaseException:
+        stop_nodes(nodes)
+        raise
+    return nodes
+
+
+def stop_nodes(nodes: list[Node]) -> None:
+    """SIGTERM every node at once, so that none spends its shutdown on a dead peer."""
+    for n in nodes:
+        if n.proc.poll() is None:
+            n.proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    for n in nodes:  # (a second SIGTERM would make uvicorn skip its graceful shutdown)
+        try:
+            n.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            n.proc.kill()
+            n.proc.wait()
+
+
+def read_health(node: Node) -> None:
+    """The node's id and how many tables it plays (None if it does not answer)."""
+    with contextlib.suppress(httpx.HTTPError, ValueError):
+        health = httpx.get(f"{node.url}/api/health", timeout=10).json()
+        node.node_id = health.get("node")
+        node.tables = health.get("tables")
+
+
+def clean_redis(redis_url: str, prefix: str) -> None:
+    """Delete the cluster's keys (leases, the lobby): each run has its own prefix."""
+    import redis  # only for a cluster
+
+    with contextlib.suppress(redis.RedisError):
+        client = redis.Redis.from_url(redis_url)
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        for i in range(0, len(keys), 1000):
+            client.delete(*keys[i : i + 1000])
+        client.close()
 
 
 def log_errors(path: Path) -> list[str]:
@@ -159,6 +243,9 @@ class Stats:
     moves_sent: int = 0
     moves_acked: int = 0  # acknowledged inside the measured window
     latencies_ms: list[float] = field(default_factory=list)
+    # the same, split: players on the node that plays the table, and relayed players
+    latencies_local_ms: list[float] = field(default_factory=list)
+    latencies_relayed_ms: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
     gaps: int = 0
     repeats: int = 0
@@ -170,6 +257,8 @@ class Stats:
     window: float = 0.0
     cpu_seconds: float = 0.0
     server_cpu_seconds: float = 0.0  # over the window (measured by one client process)
+    server_cpu_by_node: list[float] = field(default_factory=list)  # the same, each node
+    connected_by_node: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out = dict(vars(self))
@@ -196,10 +285,20 @@ class Stats:
             ):
                 setattr(total, key, getattr(total, key) + p[key])
             total.latencies_ms += p["latencies_ms"]
+            total.latencies_local_ms += p["latencies_local_ms"]
+            total.latencies_relayed_ms += p["latencies_relayed_ms"]
+            total.server_cpu_by_node = _add(total.server_cpu_by_node, p["server_cpu_by_node"])
+            total.connected_by_node = _add(total.connected_by_node, p["connected_by_node"])
             total.errors.update(p["errors"])
             total.records_failed += p["records_failed"]
             total.window = max(total.window, p["window"])
         return total
+
+
+def _add(a: list[Any], b: list[Any]) -> list[Any]:
+    """Element-wise sum of two per-node lists (the shorter padded with zeros)."""
+    n = max(len(a), len(b))
+    return [(a[i] if i < len(a) else 0) + (b[i] if i < len(b) else 0) for i in range(n)]
 
 
 class Run:
@@ -224,8 +323,10 @@ class Client:
     """A guest with one socket: reads every frame, checks the versions of each table,
     and plays a legal move whenever its view says it is its turn."""
 
-    def __init__(self, url: str, run: Run, rng: random.Random) -> None:
+    def __init__(self, url: str, run: Run, rng: random.Random, node: int = 0) -> None:
         self.url = url
+        self.node = node  # index of the node it talks to
+        self.relayed = False  # its tables are played by another node than its own
         self.run = run
         self.rng = rng
         # idle connections are dropped before the server's keep-alive (5 s) would, so a
@@ -318,7 +419,12 @@ class Client:
                 and event.get("seat") == self.views[table].get("you")
                 and pending[2] < self.run.end
             ):
-                self.run.stats.latencies_ms.append((now - pending[2]) * 1000)
+                latency = (now - pending[2]) * 1000
+                self.run.stats.latencies_ms.append(latency)
+                if self.relayed:
+                    self.run.stats.latencies_relayed_ms.append(latency)
+                else:
+                    self.run.stats.latencies_local_ms.append(latency)
             if event["type"] == "ended":
                 self.ended.setdefault(table, asyncio.Event()).set()
         elif kind in ("ack", "error"):
@@ -428,11 +534,18 @@ async def play_tables(
             return
 
 
-async def check_records(url: str, finished: list[tuple[str, list[Client]]], stats: Stats) -> None:
-    """Each finished table's record verifies, and every client saw exactly its log."""
-    async with httpx.AsyncClient(base_url=url, timeout=120) as http:
-        for table, group in finished:
-            r = await http.get(f"/api/records/{table}")
+async def check_records(
+    urls: list[str], finished: list[tuple[str, list[Client]]], stats: Stats
+) -> None:
+    """Each finished table's record verifies, and every client saw exactly its log. The
+    records are fetched from the nodes in turn: any node must serve any record."""
+    async with contextlib.AsyncExitStack() as stack:
+        https = [
+            await stack.enter_async_context(httpx.AsyncClient(base_url=url, timeout=120))
+            for url in urls
+        ]
+        for i, (table, group) in enumerate(finished):
+            r = await https[i % len(https)].get(f"/api/records/{table}")
             if r.status_code != 200:
                 stats.records_failed.append(f"{table}: HTTP {r.status_code}")
                 continue
@@ -452,23 +565,34 @@ async def check_records(url: str, finished: list[tuple[str, list[Client]]], stat
 
 
 async def drive(
-    url: str,
+    urls: list[str],
     clients: int,
     seconds: float,
     hands: int,
     seed: int,
     barrier: Any = None,
-    server_pid: int | None = None,
+    server_pids: list[int] | None = None,
+    first_group: int = 0,
 ) -> dict[str, Any]:
-    """One process's share of the clients; returns its Stats as a dict. With
-    `server_pid`, also the server's CPU time over the window."""
+    """One process's share of the clients (its tables numbered from `first_group`);
+    returns its Stats as a dict. With `server_pids`, also each server's CPU time over
+    the window. Client k of table g talks to node (g + k) % len(urls): the players of a
+    table on different nodes, and the creators (so the tables) spread over the nodes."""
     run = Run(seconds)
     run.stats.wanted = clients
     rng = random.Random(seed)
     group_count = clients // PLAYERS
     all_clients = [
-        Client(url, run, random.Random(rng.getrandbits(64))) for _ in range(group_count * PLAYERS)
+        Client(
+            urls[(first_group + i // PLAYERS + i % PLAYERS) % len(urls)],
+            run,
+            random.Random(rng.getrandbits(64)),
+            (first_group + i // PLAYERS + i % PLAYERS) % len(urls),
+        )
+        for i in range(group_count * PLAYERS)
     ]
+    for i, c in enumerate(all_clients):
+        c.relayed = c.node != all_clients[i - i % PLAYERS].node  # the creator's node
     gate = asyncio.Semaphore(32)
 
     async def setup(c: Client) -> bool:
@@ -483,6 +607,10 @@ async def drive(
 
     ok = await asyncio.gather(*(setup(c) for c in all_clients))
     run.stats.connected = sum(ok)
+    run.stats.connected_by_node = [
+        sum(1 for c, up in zip(all_clients, ok, strict=True) if up and c.node == n)
+        for n in range(len(urls))
+    ]
     groups = [
         all_clients[i : i + PLAYERS]
         for i in range(0, len(all_clients), PLAYERS)
@@ -491,34 +619,42 @@ async def drive(
     if barrier is not None:
         await asyncio.to_thread(barrier.wait)
     cpu_before = time.process_time()
-    server_before = process_cpu(server_pid) if server_pid else None
+    servers_before = [process_cpu(pid) for pid in server_pids or ()]
     run.begin()
     finished: list[tuple[str, list[Client]]] = []
     await asyncio.gather(*(play_tables(g, run, hands, finished) for g in groups))
     run.stats.window = time.monotonic() - run.start
     run.stats.cpu_seconds = time.process_time() - cpu_before
-    server_after = process_cpu(server_pid) if server_pid else None
-    if server_before is not None and server_after is not None:
-        run.stats.server_cpu_seconds = server_after - server_before
+    servers_after = [process_cpu(pid) for pid in server_pids or ()]
+    if servers_before and None not in servers_before and None not in servers_after:
+        run.stats.server_cpu_by_node = [
+            after - before
+            for before, after in zip(servers_before, servers_after, strict=True)
+            if before is not None and after is not None
+        ]
+        run.stats.server_cpu_seconds = sum(run.stats.server_cpu_by_node)
     for c in all_clients:
         c.playing = False
     await asyncio.sleep(0.5)  # answers still on the way
-    await check_records(url, finished, run.stats)
+    await check_records(urls, finished, run.stats)
     await asyncio.gather(*(c.close() for c in all_clients))
     return run.stats.to_dict()
 
 
 def _worker(
-    url: str,
+    urls: list[str],
     clients: int,
     seconds: float,
     hands: int,
     seed: int,
     barrier: Any,
-    server_pid: int | None,
+    server_pids: list[int] | None,
+    first_group: int,
     out: Any,
 ) -> None:
-    out.put(asyncio.run(drive(url, clients, seconds, hands, seed, barrier, server_pid)))
+    out.put(
+        asyncio.run(drive(urls, clients, seconds, hands, seed, barrier, server_pids, first_group))
+    )
 
 
 # ---- the report ---------------------------------------------------------------------------------
@@ -539,6 +675,7 @@ def summary(stats: Stats, args: argparse.Namespace, server: dict[str, Any]) -> d
         "seconds": args.seconds,
         "window": round(window, 3),
         "processes": args.processes,
+        "nodes": args.nodes,
         "hands_per_partita": args.hands,
         "deal_pause": args.deal_pause,
         "database": "postgresql" if (args.database_url or "").startswith("postgres") else "sqlite",
@@ -547,14 +684,9 @@ def summary(stats: Stats, args: argparse.Namespace, server: dict[str, Any]) -> d
         "moves_sent": stats.moves_sent,
         "moves_acked": stats.moves_acked,
         "moves_per_second": round(stats.moves_acked / window, 1),
-        "latency_ms": {
-            "count": len(lat),
-            "p50": _round(percentile(lat, 50)),
-            "p90": _round(percentile(lat, 90)),
-            "p99": _round(percentile(lat, 99)),
-            "max": _round(max(lat) if lat else None),
-            "mean": _round(statistics.fmean(lat) if lat else None),
-        },
+        "latency_ms": latency_figures(lat),
+        "latency_ms_local": latency_figures(stats.latencies_local_ms),
+        "latency_ms_relayed": latency_figures(stats.latencies_relayed_ms),
         "errors": dict(stats.errors),
         "error_count": sum(stats.errors.values()),
         "version_gaps": stats.gaps,
@@ -575,6 +707,17 @@ def summary(stats: Stats, args: argparse.Namespace, server: dict[str, Any]) -> d
     }
 
 
+def latency_figures(lat: list[float]) -> dict[str, Any]:
+    return {
+        "count": len(lat),
+        "p50": _round(percentile(lat, 50)),
+        "p90": _round(percentile(lat, 90)),
+        "p99": _round(percentile(lat, 99)),
+        "max": _round(max(lat) if lat else None),
+        "mean": _round(statistics.fmean(lat) if lat else None),
+    }
+
+
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
@@ -586,6 +729,7 @@ def print_summary(s: dict[str, Any]) -> None:
         return "-" if v is None else f"{v:.1f}"
 
     server = s["server"]
+    nodes = s.get("nodes", 1)
     rows = [
         ("clients connected", f"{s['clients_connected']} / {s['clients_wanted']}"),
         (
@@ -593,13 +737,29 @@ def print_summary(s: dict[str, Any]) -> None:
             f"{s['tables']}, partite of {s['hands_per_partita']} smazzata(e),"
             f" {s['deal_pause']:g} s between smazzate",
         ),
-        ("window", f"{s['window']:.1f} s, {s['processes']} client process(es), {s['database']}"),
+        (
+            "window",
+            f"{s['window']:.1f} s, {s['processes']} client process(es), {s['database']}"
+            + (f", {nodes} nodes" if nodes > 1 else ""),
+        ),
         ("moves acknowledged", f"{s['moves_acked']}  ({s['moves_per_second']:.1f} a second)"),
         (
             "move -> own event (ms)",
             f"p50 {ms(lat['p50'])}  p90 {ms(lat['p90'])}  p99 {ms(lat['p99'])}"
             f"  max {ms(lat['max'])}  (n={lat['count']})",
         ),
+    ]
+    if nodes > 1:
+        for key, name in (("latency_ms_local", "local"), ("latency_ms_relayed", "relayed")):
+            part = s[key]
+            rows.append(
+                (
+                    f"  {name} players",
+                    f"p50 {ms(part['p50'])}  p90 {ms(part['p90'])}  p99 {ms(part['p99'])}"
+                    f"  max {ms(part['max'])}  (n={part['count']})",
+                )
+            )
+    rows += [
         ("errors", f"{s['error_count']}  {s['errors'] or ''}".rstrip()),
         ("version gaps / repeats", f"{s['version_gaps']} / {s['version_repeats']}"),
         (
@@ -616,10 +776,20 @@ def print_summary(s: dict[str, Any]) -> None:
     if server.get("cpu_cores") is not None:
         rows.append(
             (
-                "server CPU, peak memory",
+                "server CPU, peak memory" + (" (sum)" if nodes > 1 else ""),
                 f"{server['cpu_cores']:.2f} cores, {server['peak_rss_mb'] or 0:.0f} MB",
             )
         )
+    if nodes > 1:
+        for i, n in enumerate(server.get("by_node") or ()):
+            cores = "-" if n["cpu_cores"] is None else f"{n['cpu_cores']:.2f}"
+            rows.append(
+                (
+                    f"  node {i} ({n['node']})",
+                    f"{cores} cores, {n['peak_rss_mb'] or 0:.0f} MB, {n['clients_connected']}"
+                    f" clients, {n['tables']} tables held at the end, {n['log_errors']} log errors",
+                )
+            )
     if server.get("log_errors") is not None:
         rows.append(("server log errors", str(len(server["log_errors"]))))
     load = ", ".join(f"{x:.1f}" for x in s["machine"]["load_average"] or ())
@@ -661,32 +831,99 @@ def main() -> int:
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="server processes sharing the tables as a cluster (1; more need a PostgreSQL "
+        "--database-url and Redis)",
+    )
+    parser.add_argument(
+        "--redis-url",
+        default="redis://127.0.0.1:6379/0",
+        help="the cluster's Redis, with --nodes > 1 (redis://127.0.0.1:6379/0)",
+    )
+    parser.add_argument(
+        "--keep-logs", type=Path, help="copy each server's log into this directory at the end"
+    )
     args = parser.parse_args()
     if args.clients < PLAYERS:
         parser.error(f"--clients must be at least {PLAYERS}")
+    if args.nodes < 1:
+        parser.error("--nodes must be at least 1")
+    if args.nodes > 1 and args.url:
+        parser.error("--url drives one server already running, --nodes starts a cluster: not both")
+    if args.nodes > 1 and not (args.database_url or "").startswith("postgresql"):
+        parser.error(
+            "--nodes > 1 makes a cluster, whose nodes share one database: give --database-url"
+            " postgresql+asyncpg://USER@HOST/DB (a throwaway one)"
+        )
     args.clients -= args.clients % PLAYERS
     resource.setrlimit(resource.RLIMIT_NOFILE, _nofile(args.clients))
 
+    cluster: dict[str, str] = {}
+    if args.nodes > 1:  # a fresh key prefix: nothing left by another run can interfere
+        cluster = {
+            "CIRULLA_REDIS_URL": args.redis_url,
+            "CIRULLA_CLUSTER": f"load{secrets.token_hex(4)}",
+        }
     with tempfile.TemporaryDirectory(prefix="cirulla-load-") as tmp:
-        proc: subprocess.Popen[bytes] | None = None
-        if args.url:
-            url = args.url.rstrip("/")
-        else:
-            proc, url = start_server(Path(tmp), args.database_url, args.deal_pause)
-        print(f"server {url}; {args.clients} clients, {args.seconds:.0f} s", flush=True)
+        nodes: list[Node] = []
         try:
-            parts = run_clients(url, args, proc.pid if proc is not None else None)
-            server: dict[str, Any] = {"cpu_cores": None, "peak_rss_mb": None, "log_errors": None}
-            if proc is not None:
-                server["peak_rss_mb"] = process_peak_rss_mb(proc.pid)
-                stop_server(proc)
-                server["log_errors"] = log_errors(Path(tmp) / "server.log")
+            if args.url:
+                urls = [args.url.rstrip("/")]
+            else:
+                nodes = start_nodes(
+                    Path(tmp), args.nodes, args.database_url, args.deal_pause, cluster
+                )
+                urls = [n.url for n in nodes]
+            print(
+                f"server {', '.join(urls)}; {args.clients} clients, {args.seconds:.0f} s",
+                flush=True,
+            )
+            if cluster:
+                print(f"cluster {cluster['CIRULLA_CLUSTER']} on {args.redis_url}", flush=True)
+            parts = run_clients(urls, args, [n.proc.pid for n in nodes] or None)
+            for n in nodes:
+                read_health(n)
+                n.peak_rss_mb = process_peak_rss_mb(n.proc.pid)
+            stop_nodes(nodes)
+            node_errors = [log_errors(n.data_dir / "server.log") for n in nodes]
         finally:
-            if proc is not None:
-                stop_server(proc)
+            stop_nodes(nodes)
+            if args.keep_logs and nodes:
+                args.keep_logs.mkdir(parents=True, exist_ok=True)
+                for i, n in enumerate(nodes):
+                    with contextlib.suppress(OSError):
+                        shutil.copy(n.data_dir / "server.log", args.keep_logs / f"node{i}.log")
+            if cluster:
+                clean_redis(args.redis_url, cluster["CIRULLA_CLUSTER"])
     stats = Stats.merge(parts)
-    if proc is not None and stats.server_cpu_seconds:
-        server["cpu_cores"] = round(stats.server_cpu_seconds / (stats.window or 1.0), 2)
+    window = stats.window or 1.0
+    by_node = [
+        {
+            "url": n.url,
+            "node": n.node_id,
+            "clients_connected": (stats.connected_by_node or [0] * len(nodes))[i],
+            "tables": n.tables,
+            "cpu_cores": (
+                round(stats.server_cpu_by_node[i] / window, 2)
+                if i < len(stats.server_cpu_by_node)
+                else None
+            ),
+            "peak_rss_mb": n.peak_rss_mb,
+            "log_errors": len(node_errors[i]),
+        }
+        for i, n in enumerate(nodes)
+    ]
+    server: dict[str, Any] = {"cpu_cores": None, "peak_rss_mb": None, "log_errors": None}
+    if nodes:  # summed over the nodes (one node: its own figures, as before --nodes)
+        if stats.server_cpu_by_node:
+            server["cpu_cores"] = round(stats.server_cpu_seconds / window, 2)
+        rss = [n.peak_rss_mb for n in nodes]
+        server["peak_rss_mb"] = None if None in rss else sum(r or 0.0 for r in rss)
+        server["log_errors"] = [line for errors in node_errors for line in errors]
+        server["by_node"] = by_node
     result = summary(stats, args, server)
     print_summary(result)
     if args.json:
@@ -702,33 +939,38 @@ def main() -> int:
     return 1 if broken else 0
 
 
-def run_clients(url: str, args: argparse.Namespace, server_pid: int | None) -> list[dict[str, Any]]:
+def run_clients(
+    urls: list[str], args: argparse.Namespace, server_pids: list[int] | None
+) -> list[dict[str, Any]]:
     groups = args.clients // PLAYERS
     if args.processes <= 1:
-        run = drive(url, args.clients, args.seconds, args.hands, args.seed, None, server_pid)
+        run = drive(urls, args.clients, args.seconds, args.hands, args.seed, None, server_pids)
         return [asyncio.run(run)]
     ctx = multiprocessing.get_context("spawn")
     workers = min(args.processes, groups)
     barrier = ctx.Barrier(workers)
     out = ctx.Queue()
     procs = []
+    first_group = 0
     for i in range(workers):
-        share = (groups // workers + (1 if i < groups % workers else 0)) * PLAYERS
+        share = groups // workers + (1 if i < groups % workers else 0)
         p = ctx.Process(
             target=_worker,
             args=(
-                url,
-                share,
+                urls,
+                share * PLAYERS,
                 args.seconds,
                 args.hands,
                 args.seed * 1000 + i,
                 barrier,
-                server_pid if i == 0 else None,  # every process starts at the barrier
+                server_pids if i == 0 else None,  # every process starts at the barrier
+                first_group,
                 out,
             ),
         )
         p.start()
         procs.append(p)
+        first_group += share
     parts = [out.get() for _ in procs]
     for p in procs:
         p.join()
