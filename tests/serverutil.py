@@ -6,10 +6,12 @@ the socket protocol, the database on disk; nothing is mocked.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -25,6 +27,37 @@ from websockets.sync.client import ClientConnection, connect
 from cirulla.tables.patches import apply_changes
 
 PG_URL = os.environ.get("CIRULLA_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
+
+
+async def pg_execute(sql: str) -> None:
+    """One statement on PG_URL's server (outside a transaction, as CREATE DATABASE needs)."""
+    import asyncpg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
+    conn = await asyncpg.connect(url, timeout=5)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@contextlib.contextmanager
+def throwaway_pg_database() -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL database, dropped afterwards; the test is
+    skipped (a failure in CI, see conftest.py) if PostgreSQL cannot be reached."""
+    import pytest
+    from sqlalchemy.engine import make_url
+
+    name = f"t_{secrets.token_hex(6)}"
+    try:
+        asyncio.run(pg_execute(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:  # asyncpg's errors, OSError, a timeout: all mean no database
+        pytest.skip(f"PostgreSQL not reachable at {PG_URL}: {exc!r}")
+    try:
+        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        asyncio.run(pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 def free_port() -> int:

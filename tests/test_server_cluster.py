@@ -6,7 +6,6 @@ go on on the other one, its clients joining there from the last version they saw
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import random
@@ -18,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from serverutil import Player, Server
+from serverutil import Player, Server, throwaway_pg_database
 from test_server_play import (
     assert_finished_consistently,
     assert_verifies,
@@ -29,7 +28,6 @@ from test_server_play import (
     random_move,
     start_server,
 )
-from test_server_recovery import _pg_execute
 
 from cirulla.settings import Settings
 
@@ -49,19 +47,9 @@ def _redis_or_skip() -> None:
 @pytest.fixture
 def database() -> Iterator[str]:
     """A throwaway PostgreSQL database for the cluster's nodes."""
-    from serverutil import PG_URL
-    from sqlalchemy.engine import make_url
-
     _redis_or_skip()
-    name = f"t_{secrets.token_hex(6)}"
-    try:
-        asyncio.run(_pg_execute(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:  # asyncpg's errors, OSError, a timeout: all mean no database
-        pytest.skip(f"PostgreSQL not reachable at {PG_URL}: {exc!r}")
-    try:
-        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        asyncio.run(_pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with throwaway_pg_database() as url:
+        yield url
 
 
 @pytest.fixture
@@ -116,6 +104,20 @@ def lobby_entry(p: Player, table: str, pred: Any) -> dict[str, Any]:
     )
     (entry,) = [t for t in frame["tables"] if t["id"] == table]
     return entry
+
+
+def two_player_table(
+    a: Server, b: Server, hands: int
+) -> tuple[Player, Player, str, dict[int, Player]]:
+    """anna on node a makes a 2-player table and bruno, on node b, sits at it."""
+    anna = Player(a).guest().connect()
+    bruno = Player(b).guest().connect()
+    table = anna.create_table({"players": 2, "options": {"hands": hands}})
+    assert anna.join(table)["type"] == "ack"
+    assert bruno.join(table)["type"] == "ack"
+    assert bruno.sit(table)["type"] == "ack"
+    seats = {0: anna, 1: bruno} if last_view(anna, table)["you"] == 0 else {0: bruno, 1: anna}
+    return anna, bruno, table, seats
 
 
 def test_each_node_has_its_own_id_and_no_node_without_postgresql() -> None:
@@ -191,13 +193,7 @@ def test_when_a_node_is_killed_its_table_goes_on_on_the_other_node(
     nodes: tuple[Server, Server], tmp_path: Path
 ) -> None:
     a, b = nodes
-    anna = Player(a).guest().connect()
-    bruno = Player(b).guest().connect()
-    table = anna.create_table({"players": 2, "options": {"hands": 2}})
-    assert anna.join(table)["type"] == "ack"
-    assert bruno.join(table)["type"] == "ack"
-    assert bruno.sit(table)["type"] == "ack"
-    seats = {0: anna, 1: bruno} if last_view(anna, table)["you"] == 0 else {0: bruno, 1: anna}
+    anna, bruno, table, seats = two_player_table(a, b, hands=2)
     rng = random.Random(11)
     view = play_until(table, seats, rng=rng, stop=lambda v: len(v["deal"]["history"]) > 8)
     last = view["version"]
@@ -252,13 +248,7 @@ def test_a_node_that_loses_a_lease_stops_playing_the_table_and_its_clients_follo
     import redis
 
     a, b = nodes
-    anna = Player(a).guest().connect()
-    bruno = Player(b).guest().connect()
-    table = anna.create_table({"players": 2, "options": {"hands": 1}})
-    assert anna.join(table)["type"] == "ack"
-    assert bruno.join(table)["type"] == "ack"
-    assert bruno.sit(table)["type"] == "ack"
-    seats = {0: anna, 1: bruno} if last_view(anna, table)["you"] == 0 else {0: bruno, 1: anna}
+    anna, bruno, table, seats = two_player_table(a, b, hands=1)
     rng = random.Random(3)
     view = play_until(table, seats, rng=rng, stop=lambda v: len(v["deal"]["history"]) > 6)
     cluster = a.env["CIRULLA_CLUSTER"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import random
-import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serverutil import PG_URL, Player
+from serverutil import Player, throwaway_pg_database
 from sqlalchemy.engine import make_url
 from test_server_play import (
     assert_finished_consistently,
@@ -39,32 +38,14 @@ from test_server_play import (
 )
 
 
-async def _pg_execute(sql: str) -> None:
-    import asyncpg
-
-    url = make_url(PG_URL).set(drivername="postgresql").render_as_string(hide_password=False)
-    conn = await asyncpg.connect(url, timeout=5)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
     """None (SQLite in the data directory), or a throwaway PostgreSQL database."""
     if request.param == "sqlite":
         yield None
         return
-    name = f"t_{secrets.token_hex(6)}"
-    try:
-        asyncio.run(_pg_execute(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:  # asyncpg's errors, OSError, a timeout: all mean no database
-        pytest.skip(f"PostgreSQL not reachable at {PG_URL}: {exc!r}")
-    try:
-        yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        asyncio.run(_pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with throwaway_pg_database() as url:
+        yield url
 
 
 def event_frames(player: Player, table: str, first: int, last: int) -> list[dict[str, Any]]:
