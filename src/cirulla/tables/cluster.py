@@ -35,6 +35,10 @@ log = logging.getLogger("cirulla.cluster")
 #: How long a node waits for the owner's answer before telling the client to try again.
 CALL_TIMEOUT = 5.0
 
+#: The route of a table whose old owner said it let it go: wherever it is now, the
+#: watchers must be joined there again.
+MOVED = "(moved)"
+
 
 class Watcher(Subscriber, Protocol):
     """A client socket on this node: the tables it watches and the last version of each
@@ -133,6 +137,7 @@ class Cluster:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._lobby_refresh: asyncio.Task[None] | None = None
+        self._checking = asyncio.Lock()  # one check of the routes at a time
         self._lobby_again = False
 
     # ---- start and stop -----------------------------------------------------------------
@@ -223,6 +228,12 @@ class Cluster:
             future.exception()  # (retrieved: the waiters, if any, get it too)
             raise
         else:
+            # This node's sockets that watch the table hung on its old node: join them
+            # here before anyone's command is applied, so that none misses its event.
+            self._routes[table_id] = self.node
+            for watcher in [w for w in self.watchers if table_id in w.watching]:
+                with contextlib.suppress(TableError):
+                    await actor.join(watcher, watcher.seen.get(table_id))
             future.set_result(actor)
             return actor
         finally:
@@ -254,24 +265,37 @@ class Cluster:
             if actor is not None:
                 log.warning("lost the lease of table %s: another node has it", table_id)
                 actor.close()
+                # Its watchers on other nodes hang on this actor, which is gone even if
+                # this node gets the table back: their nodes must join them again.
+                for node in {s.node for s in actor.subscribers if isinstance(s, RemoteSubscriber)}:
+                    self.bus.send(node, {"kind": "moved", "table": table_id})
 
     async def _check_routes(self) -> None:
         """Join the watchers of a table that moved (or whose owner died) where it is now."""
+        async with self._checking:  # (two at once could join a watcher twice from one version)
+            await self._check_routes_now()
+
+    async def _check_routes_now(self) -> None:
         watched = sorted({t for w in self.watchers for t in w.watching})
         if not watched:
             return
         owners = await self.bus.owners(watched)
         for table_id in watched:
             owner = owners[table_id]
-            if table_id in self.manager.tables or owner == self.node:
-                continue  # here (a lost lease is the renewal's to find), or being adopted
-            if owner is not None and owner == self._routes.get(table_id):
+            joined = self._routes.get(table_id)  # where the watchers are (None: here)
+            if table_id in self.manager.tables:
+                if joined in (None, self.node):
+                    continue  # (a lost lease is the renewal's to find)
+            elif owner == self.node:
+                continue  # being adopted
+            elif owner is not None and owner == joined:
                 continue  # where it was (if its node died, its lease has not run out yet)
             try:
                 handle = await self.route(table_id)
             except TableError:
                 continue
             log.info("table %s moved: joining its watchers again", table_id)
+            self._routes[table_id] = handle.owner if isinstance(handle, RemoteTable) else self.node
             for watcher in [w for w in self.watchers if table_id in w.watching]:
                 with contextlib.suppress(TableError):
                     await handle.join(watcher, watcher.seen.get(table_id))
@@ -339,6 +363,9 @@ class Cluster:
                     actor.unsubscribe(self._remote_sub(message))
             else:
                 self._spawn(self._serve(message))
+        elif kind == "moved":
+            self._routes[message["table"]] = MOVED
+            self._spawn(self._check_routes())
         elif kind == "gone":
             sub = self._remote_subs.pop((message["from"], message["conn"]), None)
             if sub is not None:
