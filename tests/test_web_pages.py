@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -178,6 +179,34 @@ def test_register_log_out_and_a_wrong_password_shows_the_error(pages: Any) -> No
     other.get_by_role("button", name="Registrati").click()
     other.locator(".auth-form .error").wait_for()
     assert "già preso" in other.locator(".auth-form .error").inner_text()
+
+
+def test_the_profile_keeps_what_was_typed_when_the_deck_choices_arrive(pages: Any) -> None:
+    """The deck styles come from /api/choices after the page is drawn; their arrival must
+    not draw the claim form again over what the player typed (a flaky test found it)."""
+    page = pages()
+    as_guest(page)
+    held: list[Any] = []
+    page.route("**/api/choices", lambda route: held.append(route))  # held till we say
+    page.locator(".topnav").get_by_role("link", name="Profilo").click()
+    page.wait_for_url("**/profile")
+    form = page.locator(".claim-form")
+    form.get_by_label("Nome").fill("carla_web")
+    form.get_by_label("Password").fill("password123")
+    deadline = time.monotonic() + 10
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert held, "the profile asked for /api/choices"
+    for route in held:
+        route.continue_()
+    page.wait_for_function(
+        "() => document.querySelectorAll('select[name=deck_style] option').length >= 3"
+    )
+    page.wait_for_timeout(200)
+    assert form.get_by_label("Nome").input_value() == "carla_web"
+    assert form.get_by_label("Password").input_value() == "password123"
+    form.get_by_role("button", name="Tieni l'account").click()
+    page.locator(".account-name", has_text="carla_web").wait_for()
 
 
 def test_a_guest_claims_the_account_from_the_profile(pages: Any) -> None:

@@ -26,15 +26,27 @@ export function deckPreview(style) {
 export function mountProfile(root, ctx) {
   let user = ctx.user;
   let styles = FALLBACK_STYLES;
+  let styleSelect = null; // the options form's deck style: the only part the choices change
   const page = h("section", { class: "page profile" });
   root.appendChild(page);
 
+  // Only the deck styles are refreshed when the choices come: drawing the page again
+  // would throw away what the player may have typed in the meantime (the claim form).
   api("GET", "/api/choices").then((c) => {
     if (Array.isArray(c.deck_styles) && c.deck_styles.length) {
       styles = c.deck_styles;
-      render();
+      if (styleSelect) {
+        const chosen = styles.includes(styleSelect.value) ? styleSelect.value : styles[0];
+        fill(styleSelect, styleOptions(chosen));
+        styleSelect.value = chosen;
+        styleSelect.dispatchEvent(new Event("change"));
+      }
     }
   }, () => {});
+
+  function styleOptions(current) {
+    return styles.map((s) => h("option", { value: s, selected: s === current }, t(`deck.${s}`)));
+  }
 
   function render() {
     fill(page,
@@ -79,7 +91,8 @@ export function mountProfile(root, ctx) {
     const style = h("select", {
       id: styleId, name: "deck_style",
       onchange: (e) => fill(preview, deckPreview(e.target.value)),
-    }, styles.map((s) => h("option", { value: s, selected: s === current }, t(`deck.${s}`))));
+    }, styleOptions(current));
+    styleSelect = style;
     const langId = uid("p");
     const lang = h("select", { id: langId, name: "language" },
       LANGUAGES.map((l) => h("option", { value: l, lang: l, selected: l === language() }, t(`language.${l}`))));
