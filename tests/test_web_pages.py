@@ -191,7 +191,7 @@ def test_the_profile_keeps_what_was_typed_when_the_deck_choices_arrive(pages: An
     page.locator(".topnav").get_by_role("link", name="Profilo").click()
     page.wait_for_url("**/profile")
     form = page.locator(".claim-form")
-    form.get_by_label("Nome").fill("carla_web")
+    form.get_by_label("Nome").fill("dario_web")
     form.get_by_label("Password").fill("password123")
     deadline = time.monotonic() + 10
     while not held and time.monotonic() < deadline:
@@ -203,10 +203,10 @@ def test_the_profile_keeps_what_was_typed_when_the_deck_choices_arrive(pages: An
         "() => document.querySelectorAll('select[name=deck_style] option').length >= 3"
     )
     page.wait_for_timeout(200)
-    assert form.get_by_label("Nome").input_value() == "carla_web"
+    assert form.get_by_label("Nome").input_value() == "dario_web"
     assert form.get_by_label("Password").input_value() == "password123"
     form.get_by_role("button", name="Tieni l'account").click()
-    page.locator(".account-name", has_text="carla_web").wait_for()
+    page.locator(".account-name", has_text="dario_web").wait_for()
 
 
 def test_a_guest_claims_the_account_from_the_profile(pages: Any) -> None:
