@@ -186,7 +186,9 @@ class Cluster:
         if conn is None:
             return
         self._conns.pop(conn, None)
-        for owner in {self._routes[t] for t in watcher.watching if t in self._routes}:
+        owners = {self._routes.get(t) for t in watcher.watching} - {None, self.node, MOVED}
+        for owner in owners:
+            assert owner is not None
             self.bus.send(owner, {"kind": "gone", "from": self.node, "conn": conn})
 
     def _conn_id(self, sub: Subscriber) -> str:
