@@ -25,6 +25,7 @@ __all__ = ["Deal"]
 _PLAY: Final = 0
 _DECLARE: Final = 1  # the declaration round of declare_at_deal
 _OVER: Final = 2
+_HALTED: Final = 3  # stopped before its end: the partita ended by timeout or abandon (E6)
 _PASS: Final = Move.pass_()
 _BARE: Final = tuple(Move.play(c) for c in full_deck())  # by card id: plays that take nothing
 # The log keeps plays and deals as tuples; `events` turns them into dicts on demand,
@@ -129,6 +130,7 @@ class Deal:
         self._score: Score | None = None
         self._legal: list[Move] | None = None
         self._decl_opts: dict[Move, BonusOption] = {}
+        self._halted: str | None = None
         self._start(cards)
 
     # ---- public state -------------------------------------------------------------
@@ -205,6 +207,28 @@ class Deal:
         return self._instant_reason
 
     @property
+    def halted(self) -> str | None:
+        """Why the smazzata stopped before its end ("timeout" or "abandon", E6), or None."""
+        return self._halted
+
+    def halt(self, reason: str | object) -> None:
+        """Stop the smazzata where it stands: its partita is over (E6, `Game.forfeit`).
+
+        Nobody is to move any more and every move is refused, so a forfeited partita
+        cannot go on through its deal. `is_over` stays False: the smazzata never reached
+        its end and has no score sheet (E6 settles its points). A smazzata already over
+        stays as it is.
+        """
+        if not isinstance(reason, str) or not reason:
+            raise ValueError(f"reason must be a non-empty string, not {reason!r}")
+        if self._phase == _OVER or self._phase == _HALTED:
+            return
+        self._phase = _HALTED
+        self._halted = reason
+        self.to_move = None
+        self._legal = []
+
+    @property
     def matta_value(self) -> int | None:
         """The matta's declared capture value while it holds one (B5, B6)."""
         return self._matta_value
@@ -243,6 +267,11 @@ class Deal:
     def score(self) -> Score:
         """The score sheet (S9), once the smazzata is over."""
         if self._phase != _OVER:
+            if self._phase == _HALTED:
+                raise ValueError(
+                    f"the smazzata stopped before its end ({self._halted}): it has no score"
+                    " sheet; the partita's forfeit settles its points (E6)"
+                )
             raise ValueError("the smazzata is not over: no score sheet yet")
         if self._score is None:
             self._score = score_cards(self.rules, self._piles, self._scope, self._bonus)
@@ -543,6 +572,10 @@ class Deal:
         if move not in legal:
             if self._phase == _OVER:
                 raise IllegalMove(f"the smazzata is over: {move} cannot be played")
+            if self._phase == _HALTED:
+                raise IllegalMove(
+                    f"the partita is over ({self._halted}, E6): {move} cannot be played"
+                )
             from .explain import why_illegal
 
             raise IllegalMove(why_illegal(self, move, legal))
@@ -750,13 +783,18 @@ class Deal:
                 del pool[:need]
         self._deck = pool
         self._legal = None
-        if not self._scopa and self._phase != _OVER:
+        if not self._scopa and self._phase != _OVER and self._phase != _HALTED:
             for other in range(self.players):
                 if other not in seen:  # the hands that changed
                     self._update_special(other)
 
     def __repr__(self) -> str:
-        state = "over" if self.is_over else f"seat {self.to_move} to move"
+        if self.is_over:
+            state = "over"
+        elif self._halted is not None:
+            state = f"halted ({self._halted})"
+        else:
+            state = f"seat {self.to_move} to move"
         return (
             f"<Deal {self.players} players, dealer {self.dealer}, stage {self._stage},"
             f" table {' '.join(map(str, self._table)) or '-'}, {state}>"

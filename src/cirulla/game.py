@@ -159,10 +159,10 @@ class Game:
 
     def next_deal(self, deck: list[Any] | None = None, seed: int | None = None) -> Deal:
         """Start the next smazzata; the deal passes to the next seat (D3)."""
-        if not self.deal.is_over:
-            raise ValueError("the current smazzata is not over")
         if self.is_over:
             raise ValueError("the partita is over")
+        if not self.deal.is_over:
+            raise ValueError("the current smazzata is not over")
         return self._new_deal((self.deal.dealer + 1) % self.players, deck, seed)
 
     # ---- the partita's state, derived from its smazzate ---------------------------
@@ -200,8 +200,12 @@ class Game:
         return self._forfeit
 
     def forfeit(self, side: int, reason: ForfeitReason = "abandon") -> Forfeit:
-        """End the partita by timeout or abandon of `side` (E6)."""
+        """End the partita by timeout or abandon of `side` (E6).
+
+        The smazzata being played stops where it stands (`Deal.halt`): it refuses every
+        move from now on, so the deal cannot move on once the partita is over."""
         self._forfeit = forfeit_settlement(self, side, reason)
+        self.deal.halt(reason)
         return self._forfeit
 
     def _outcome(self) -> tuple[bool, int | None, str | None, int]:

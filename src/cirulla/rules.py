@@ -12,7 +12,16 @@ from typing import Any, Final
 
 from .cards import Card
 
-__all__ = ["OPTIONS", "PRESETS", "OptionInfo", "Rules"]
+__all__ = ["MAX_HANDS", "MAX_TARGET", "OPTIONS", "PRESETS", "OptionInfo", "Rules"]
+
+
+def shown_value(value: object) -> str:
+    """`value` for an error message; a huge number is not written out (Python refuses to
+    turn one of over 4,300 digits into text, and nobody wants to read it)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a number too large to show"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,15 +35,19 @@ class OptionInfo:
 
 OPTIONS: Final[tuple[OptionInfo, ...]] = (
     OptionInfo("game", "SC", '"cirulla", or "scopa" for the Scopa rules of section 11'),
-    OptionInfo("target", "E1", "points that end the partita"),
-    OptionInfo("hands", "E2", "a fixed number of smazzate instead of a target"),
+    OptionInfo("target", "E1", "points that end the partita (1 to 1000)"),
+    OptionInfo("hands", "E2", "a fixed number of smazzate instead of a target (1 to 100)"),
     OptionInfo("knockout", "E3", "ties broken by up to three spareggi"),
-    OptionInfo("wild_card", "C4", "the card that is the matta (None: no matta)"),
+    OptionInfo("wild_card", "C4", "the card that is the matta, not a diamond (None: no matta)"),
     OptionInfo("clockwise", "D2", "play and deal clockwise (presentation only)"),
     OptionInfo("luzzati", "D7", "Luzzati misdeals and instant wins"),
     OptionInfo("ace_choice", "P4", "the ace may also make any fifteen"),
     OptionInfo("may_decline_capture", "P6", "a card that could capture may be laid on the table"),
-    OptionInfo("bonuses_stack", "B4", "a hand that is both cirulla and decino scores both (13)"),
+    OptionInfo(
+        "bonuses_stack",
+        "B4",
+        "a hand that is both cirulla and decino scores both (13); not with no_decino",
+    ),
     OptionInfo("no_decino", "B4", "no ten-point bonus"),
     OptionInfo("matta_choice", "B5", "the declarer names the matta's value"),
     OptionInfo("matta_keeps_value", "B6", "a laid matta keeps its declared value"),
@@ -69,6 +82,11 @@ _CIRULLA_ONLY: Final = (
     "declare_all_at_once",
 )
 CARDS_IN_HANDS: Final = 36  # 40 cards less the 4 on the table
+# The longest partite the sources know are 101 points (CR4: "101 or more") and six
+# smazzate (the VP table of S000); ten times that is still a partita, and a bound keeps
+# an absurd number from making one that never ends.
+MAX_TARGET: Final = 1000
+MAX_HANDS: Final = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,10 +230,13 @@ def _validate(r: Rules) -> None:
             raise ValueError(
                 f"rules option {name!r} must be True or False, not {getattr(r, name)!r}"
             )
-    for name in ("target", "hands"):
+    for name, most in (("target", MAX_TARGET), ("hands", MAX_HANDS)):
         v = getattr(r, name)
-        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
-            raise ValueError(f"rules option {name!r} must be a positive whole number, not {v!r}")
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= most):
+            raise ValueError(
+                f"rules option {name!r} must be a whole number from 1 to {most},"
+                f" not {shown_value(v)}"
+            )
     if r.target is not None and r.hands is not None:
         raise ValueError("rules options 'target' and 'hands' are exclusive: set one, not both")
     if r.target is None and r.hands is None:
@@ -225,6 +246,12 @@ def _validate(r: Rules) -> None:
             card = Card.parse(r.wild_card)
         except ValueError as exc:
             raise ValueError(f"rules option 'wild_card': {exc}") from None
+        if card.suit == "D":  # C4, C5
+            raise ValueError(
+                f"rules option 'wild_card': the matta cannot be a diamond ({card}): diamonds"
+                " score on their own (cards, settebello, grande, piccola, cappotto) and no"
+                " source has a diamond matta"
+            )
         object.__setattr__(r, "wild_card", str(card))
         if not r.is_scopa:
             object.__setattr__(r, "_matta", card)
@@ -241,6 +268,11 @@ def _validate(r: Rules) -> None:
             raise ValueError(
                 f"rules option 'stages' must be a tuple of positive hand sizes, not {stages!r}"
             )
+        if sum(stages) > CARDS_IN_HANDS // 2:  # D1: at least two players share the 36
+            raise ValueError(
+                f"rules option 'stages' deals {sum(stages)} cards to each player: the"
+                f" {CARDS_IN_HANDS} hand cards make at most {CARDS_IN_HANDS // 2} each (D5, CR2)"
+            )
     if r.is_scopa:
         defaults = Rules.__dataclass_fields__
         if r.wild_card not in ("7H", None):
@@ -253,6 +285,11 @@ def _validate(r: Rules) -> None:
     if r.declared_first and r.declare_all_at_once:
         raise ValueError(
             "rules options 'declared_first' and 'declare_all_at_once' contradict each other (CR3)"
+        )
+    if r.bonuses_stack and r.no_decino:
+        raise ValueError(
+            "rules options 'bonuses_stack' and 'no_decino' contradict each other: with no"
+            " decino there is nothing to stack the cirulla on (B4)"
         )
     for other in ("bonuses_stack", "dealer_nine", "piccola_to_seven"):
         if r.dossena and getattr(r, other):

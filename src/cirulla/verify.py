@@ -1,10 +1,15 @@
-"""`cirulla verify`: check a finished table's record without trusting the server.
+"""`cirulla verify`: check a finished table's (or tournament's) record without trusting
+the server.
 
 A record ("cirulla.table/1") holds the table's whole event log. Verifying it:
 the hash chain is unbroken; every smazzata's seed, revealed after it ended,
 matches the SHA-256 commitment published before it was dealt; every move is
 legal in the deal that seed shuffles; the partita ends as the log says; and the
 game record beside the log is exactly the partita the log replays.
+
+A tournament record (`cirulla tournament run --json`, told apart by its keys) is
+checked by `cirulla.competition.verify`: every pairing, partita, standing and the
+winner.
 """
 
 from __future__ import annotations
@@ -14,10 +19,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .competition.verify import (
+    TournamentError,
+    VerifiedTournament,
+    is_tournament_record,
+    verify_tournament,
+)
 from .eventlog import ChainError, LogRecord, verify_chain
 from .tables.state import TableError, TableState
 
-__all__ = ["TABLE_RECORD_FORMAT", "Verified", "VerifyError", "verify_file", "verify_record"]
+__all__ = [
+    "TABLE_RECORD_FORMAT",
+    "Verified",
+    "VerifyError",
+    "verify_file",
+    "verify_record",
+    "verify_tournament_file",
+]
 
 TABLE_RECORD_FORMAT = "cirulla.table/1"
 
@@ -80,12 +98,23 @@ def verify_record(record: Any) -> Verified:
     )
 
 
-def verify_file(path: str | Path) -> Verified:
+def _read(path: str | Path) -> Any:
     try:
-        record = json.loads(Path(path).read_text())
+        return json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise VerifyError(f"{path}: cannot read a JSON record: {exc}") from None
-    return verify_record(record)
+
+
+def verify_file(path: str | Path) -> Verified:
+    return verify_record(_read(path))
+
+
+def verify_tournament_file(path: str | Path) -> VerifiedTournament:
+    """A tournament record's file; VerifyError (with the place) when it does not hold."""
+    try:
+        return verify_tournament(_read(path))
+    except TournamentError as exc:
+        raise VerifyError(str(exc)) from None
 
 
 def add_cli(sub: Any) -> None:
@@ -93,7 +122,11 @@ def add_cli(sub: Any) -> None:
         "verify",
         help="check a finished table's record: hash chain, committed seeds, every move",
     )
-    p.add_argument("records", nargs="+", help="table record files (JSON, from /api/records/ID)")
+    p.add_argument(
+        "records",
+        nargs="+",
+        help="table record files (JSON, from /api/records/ID) or tournament records",
+    )
     p.set_defaults(func=_cmd_verify)
 
 
@@ -101,7 +134,16 @@ def _cmd_verify(args: Any) -> int:
     failed = 0
     for path in args.records:
         try:
-            v = verify_file(path)
+            record = _read(path)
+            if is_tournament_record(record):
+                t = verify_tournament_file(path)
+                print(
+                    f"{path}: OK: {t.format} tournament, {t.entrants} entrants, {t.rounds}"
+                    f" rounds, {t.matches} matches, {t.partite} partite replayed; every"
+                    f" pairing, result and standing holds; winner {' + '.join(t.winner)}"
+                )
+                continue
+            v = verify_record(record)
         except VerifyError as exc:
             failed += 1
             print(f"{path}: REJECTED: {exc}")

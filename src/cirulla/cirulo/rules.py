@@ -10,18 +10,25 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Final
 
+from ..rules import shown_value
 from .cards import DECKS, SUITS
 
-__all__ = ["OPTIONS", "PLAYERS", "CiruloRules"]
+__all__ = ["MAX_HANDS", "MAX_POINT_VALUE", "OPTIONS", "PLAYERS", "CiruloRules"]
 
 #: How many may play (CI1).
 PLAYERS: Final = (4, 5, 6)
+#: Bounds that keep a game a game: one round is 4 to 6 hands, and a hand moves at most
+#: 85 points (every coin of the 52-card deck), so 100 hands and 1000 chips a point
+#: (85,000 chips a hand) are far past any table, yet no number is absurd.
+MAX_HANDS: Final = 100
+MAX_POINT_VALUE: Final = 1000
 
 #: Option name -> what it means (for docs and error messages).
 OPTIONS: Final[dict[str, str]] = {
     "deck": '"spanish48" (1-12 in four suits) or "poker52" (A-K in four suits) (CI1)',
-    "point_value": "chips per point, agreed before the game, the same for every hand (CI5)",
-    "hands": "hands in a game; None: one round, every player deals once",
+    "point_value": "chips per point, agreed before the game, the same for every hand (CI5);"
+    " 1 to 1000",
+    "hands": "hands in a game, 1 to 100; None: one round, every player deals once",
     "discard_order": "the order in which equally low non-coin cards are removed when the"
     " deck does not divide (CI2): a permutation of C E B",
     "split": '"carry": whole points, the remainder of an uneven share stays in the pot for'
@@ -42,12 +49,14 @@ class CiruloRules:
     def __post_init__(self) -> None:
         if self.deck not in DECKS:
             raise ValueError(f"deck must be one of {', '.join(DECKS)}, not {self.deck!r}")
-        for name in ("point_value", "hands"):
+        for name, most in (("point_value", MAX_POINT_VALUE), ("hands", MAX_HANDS)):
             value = getattr(self, name)
             if name == "hands" and value is None:
                 continue
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive whole number, not {value!r}")
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
+                raise ValueError(
+                    f"{name} must be a whole number from 1 to {most}, not {shown_value(value)}"
+                )
         if not isinstance(self.discard_order, str) or sorted(self.discard_order) != sorted(
             SUITS[1:]
         ):

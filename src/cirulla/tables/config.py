@@ -4,13 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ..bots.levels import LEVELS
 from ..rules import PRESETS
 from .games import GameKind, kind_of
 
-__all__ = ["TableConfig"]
+__all__ = ["MAX_HANDS", "MAX_POINT_VALUE", "MAX_TARGET", "TableConfig"]
+
+#: Platform bounds of a partita's numbers (tighter than the engine's): the presets use
+#: targets of 11 to 101, and the web form offers at most these.
+MAX_TARGET = 1000  # points (Cirulla's `target`)
+MAX_HANDS = 100  # smazzate or hands (`hands`, Cirulla and Cirulo)
+MAX_POINT_VALUE = 1000  # Cirulo's chips per point (`point_value`)
+
+
+def _shown(value: int) -> str:
+    """A number for an error message (a 5,000-digit one would not even print)."""
+    return str(value) if abs(value) < 10**15 else "a larger number"
 
 
 class TableConfig(BaseModel):
@@ -30,8 +48,8 @@ class TableConfig(BaseModel):
     preset: str = "cirulla"
     options: dict[str, Any] = Field(default_factory=dict)
     players: int = Field(4, ge=2, le=6)
-    move_seconds: float | None = Field(60.0, ge=1, le=3600)
-    partita_seconds: float | None = Field(None, ge=10, le=6 * 3600)
+    move_seconds: float | None = Field(60.0, ge=1, le=3600, allow_inf_nan=False)
+    partita_seconds: float | None = Field(None, ge=10, le=6 * 3600, allow_inf_nan=False)
     private: bool = False
     bots: dict[int, str] = Field(default_factory=dict)  # seat -> level
 
@@ -58,10 +76,19 @@ class TableConfig(BaseModel):
                 )
         return value
 
+    @classmethod
+    def for_new_table(cls, raw: Any) -> TableConfig:
+        """A config for a table about to be made: within the platform's bounds too (a
+        table's log is read back without them, so older tables still rebuild)."""
+        return cls.model_validate(raw, context={"new_table": True})
+
     @model_validator(mode="after")
-    def _playable(self) -> TableConfig:
+    def _playable(self, info: ValidationInfo) -> TableConfig:
         if self.game == "cirulo" and self.preset != "cirulla":
             raise ValueError("Cirulo has no presets: set its options (deck, point_value, hands)")
+        new = bool(info.context and info.context.get("new_table"))
+        if new:
+            self._within_bounds()
         rules = self.rules()  # ValueError names a bad option
         rules.check_players(self.players)
         for seat in self.bots:
@@ -69,7 +96,21 @@ class TableConfig(BaseModel):
                 raise ValueError(f"bot seat {seat} is not a seat from 0 to {self.players - 1}")
         if len(self.bots) >= self.players:
             raise ValueError("at least one seat must be left for a person")
+        if new and self.move_seconds is None and self.partita_seconds is None:
+            # Every table must end: a partita with no clock stalls once a player leaves it.
+            raise ValueError(
+                "move_seconds, partita_seconds: a table needs a clock; set move_seconds"
+                " (each move) or partita_seconds (each seat's partita), or both"
+            )
         return self
+
+    def _within_bounds(self) -> None:
+        """The platform's bounds, checked before the rules see the numbers (presets fit)."""
+        bounds = {"target": MAX_TARGET, "hands": MAX_HANDS, "point_value": MAX_POINT_VALUE}
+        for name, most in bounds.items():
+            value = self.options.get(name)
+            if isinstance(value, int) and not isinstance(value, bool) and value > most:
+                raise ValueError(f"options.{name} may be at most {most}, not {_shown(value)}")
 
     @property
     def kind(self) -> GameKind:

@@ -10,8 +10,9 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any, Final
 
-from ..bots.base import SeatView
-from ..bots.levels import level_bot
+from ..bots import get as get_bot
+from ..bots.base import Budget, SeatView
+from ..bots.levels import LEVELS
 from ..bots.simple import best_declaration
 from ..cirulo import Card as CiruloCard
 from ..cirulo import CiruloRules, cirulo_game_record
@@ -110,8 +111,22 @@ class GameKind:
                 return str(passes[0])
         return None
 
-    def bot(self, level: str, seed: int) -> Any:
-        return level_bot(level, seed=seed)
+    #: The cheap bot that plays a search bot's move when its worker cannot answer in time
+    #: (tables/botpool.py): well under a millisecond a move.
+    fallback_level = "difficile"
+
+    def searches(self, level: str) -> bool:
+        """Whether `level`'s bot searches for a budget (it then runs in a worker process)."""
+        spec = LEVELS.get(level)
+        return spec is not None and spec.budget is not None
+
+    def bot(self, level: str, seed: int, max_seconds: float | None = None) -> Any:
+        """A new bot of `level`; `max_seconds` bounds its search's time a move."""
+        spec = LEVELS.get(level)
+        if spec is None:
+            raise ValueError(f"unknown level {level!r} (levels: {', '.join(LEVELS)})")
+        budget = _capped(spec.budget, max_seconds)
+        return get_bot(spec.bot, seed=seed, budget=budget, **spec.options)
 
     def bot_move(self, bot: Any, view: dict[str, Any]) -> str:
         return str(bot.choose(SeatView(view)))  # a bot sees a seat's view, nothing more
@@ -230,15 +245,29 @@ class CiruloKind(GameKind):
     def auto_move(self, deal: Any, seat: int) -> str | None:
         return None
 
-    def bot(self, level: str, seed: int) -> Any:
+    fallback_level = "normale"
+
+    def searches(self, level: str) -> bool:
+        spec = CIRULO_LEVELS.get(level)
+        return spec is not None and spec[1] is not None
+
+    def bot(self, level: str, seed: int, max_seconds: float | None = None) -> Any:
         name, budget = CIRULO_LEVELS[level]
-        return cirulo_bots.get(name, seed=seed, budget=budget)
+        return cirulo_bots.get(name, seed=seed, budget=_capped(budget, max_seconds))
 
     def bot_move(self, bot: Any, view: dict[str, Any]) -> str:
         return str(bot.choose(cirulo_bots.CiruloView(view)))
 
     def record(self, game: Any) -> dict[str, Any]:
         return cirulo_game_record(game)
+
+
+def _capped(budget: Budget | None, seconds: float | None) -> Budget | None:
+    """`budget` with its time bounded by `seconds` (the server's CIRULLA_BOT_MOVE_SECONDS)."""
+    if budget is None or seconds is None:
+        return budget
+    limit = seconds if budget.seconds is None else min(budget.seconds, seconds)
+    return Budget(iterations=budget.iterations, seconds=limit)
 
 
 GAMES: Final[dict[str, GameKind]] = {"cirulla": CirullaKind(), "cirulo": CiruloKind()}
