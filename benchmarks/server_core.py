@@ -5,7 +5,7 @@
 
 Runs a `TableManager` on a SQLite store in a temporary directory, in this process,
 with four in-process players a table. A player is a subscriber that encodes every
-frame it receives as the socket would (`gateway.socket._encode`), so the figure
+frame it receives as the socket would (`gateway.frames.encode`), so the figure
 includes the frames' JSON but not the WebSocket layer; when a frame's view says it
 is the player's turn, it plays a random legal move at once. Tables that end are
 replaced, so `--tables` tables are always in play.
@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cirulla.gateway.socket import _encode
+from cirulla.gateway.frames import encode
 from cirulla.store import Store
 from cirulla.tables.config import TableConfig
 from cirulla.tables.errors import TableError
@@ -57,7 +57,7 @@ class Player:
     def deliver(self, frame: dict[str, Any]) -> None:
         if self.bench.stopping:
             return
-        self.bench.bytes += len(_encode(frame))
+        self.bench.bytes += encode(frame)[1]
         self.bench.frames += 1
         if "changes" in frame:  # docs/protocol.md: the view's changes
             self.view = apply_changes(self.view, frame["changes"])

@@ -101,7 +101,10 @@ def start_server(
             "CIRULLA_BOT_DELAY": "0",
             "CIRULLA_DEAL_PAUSE": str(deal_pause),
             "CIRULLA_LOG_LEVEL": "warning",
+            # every client comes from 127.0.0.1: the limits per address would see one abuser
             "CIRULLA_LOGIN_ATTEMPTS": "100000",
+            "CIRULLA_REGISTRATIONS_PER_HOUR": "100000",
+            "CIRULLA_SOCKETS_PER_ADDRESS": "100000",
             # the clients play as fast as the server answers: do not cut them off as a flood
             "CIRULLA_FLOOD_PER_SECOND": "100000",
             "CIRULLA_FLOOD_BURST": "100000",
@@ -487,7 +490,8 @@ def _ignore(task: asyncio.Task[None]) -> None:
 
 
 # ---- four clients at a table ------------------------------------------------------------------
-CONFIG: dict[str, Any] = {"players": PLAYERS, "move_seconds": None}
+# every table has a clock (a table without one could stall for ever): one that never binds
+CONFIG: dict[str, Any] = {"players": PLAYERS, "move_seconds": 3600}
 
 
 async def play_tables(

@@ -132,6 +132,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.longrepr = f"skipped, but CIRULLA_REQUIRE_SERVICES=1 forbids it: {report.longrepr}"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that use the session's `browser` run after all the others. While Playwright's
+    sync API holds a browser open, this thread has an event loop running, so a later
+    test's `asyncio.run` (the store tests, PostgreSQL set-ups) would fail."""
+    items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))
+
+
 @pytest.fixture(scope="session")
 def browser() -> Generator[Any]:
     """One headless Debian Chromium for the whole session (see tests/browserutil.py)."""

@@ -7,6 +7,7 @@ the socket protocol, the database on disk; nothing is mocked.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import itertools
 import json
@@ -42,6 +43,13 @@ async def pg_execute(sql: str) -> None:
         await conn.close()
 
 
+def run_async(coro: Any) -> Any:
+    """`asyncio.run(coro)` in a thread of its own, so that it works even when this thread
+    has an event loop running (Playwright's sync API keeps one while a browser is open)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 @contextlib.contextmanager
 def throwaway_pg_database() -> Iterator[str]:
     """The URL of a new, empty PostgreSQL database, dropped afterwards; the test is
@@ -51,13 +59,28 @@ def throwaway_pg_database() -> Iterator[str]:
 
     name = f"t_{secrets.token_hex(6)}"
     try:
-        asyncio.run(pg_execute(f'CREATE DATABASE "{name}"'))
+        run_async(pg_execute(f'CREATE DATABASE "{name}"'))
     except Exception as exc:  # asyncpg's errors, OSError, a timeout: all mean no database
         pytest.skip(f"PostgreSQL not reachable at {PG_URL}: {exc!r}")
     try:
         yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
     finally:
-        asyncio.run(pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        run_async(pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def apply_lobby(held: dict[str, Any] | None, frame: dict[str, Any]) -> dict[str, Any]:
+    """The lobby list ({"version", "tables"}) a lobby frame makes of the one held, as a
+    client keeps it (docs/protocol.md): a whole list, or changes since the version held."""
+    if "changes" not in frame:
+        return {"version": frame["version"], "tables": frame["tables"]}
+    assert held is not None and held["version"] == frame["since"], (held and held["version"], frame)
+    by_id = {t["id"]: t for t in held["tables"]}
+    for table_id in frame["changes"]["remove"]:
+        by_id.pop(table_id, None)
+    for entry in frame["changes"]["set"]:
+        by_id[entry["id"]] = entry
+    order = sorted(by_id.values(), key=lambda e: (e["status"] != "open", -e["created"], e["id"]))
+    return {"version": frame["version"], "tables": order}
 
 
 def free_port() -> int:
@@ -151,6 +174,10 @@ def running_server(
             "CIRULLA_BOT_DELAY": str(bot_delay),
             "CIRULLA_DEAL_PAUSE": str(deal_pause),
             "CIRULLA_LOG_LEVEL": "info",
+            # Every test client comes from 127.0.0.1: the limits per address would count
+            # the whole suite as one abuser. Tests of those limits set them explicitly.
+            "CIRULLA_REGISTRATIONS_PER_HOUR": "100000",
+            "CIRULLA_SOCKETS_PER_ADDRESS": "100000",
         }
     )
     if database_url is not None:
@@ -178,6 +205,7 @@ class Player:
         self.version: dict[str, int] = {}  # table -> last version seen
         self.views: dict[str, dict[str, Any]] = {}
         self.history: dict[str, list[dict[str, Any]]] = {}  # table -> the deal's history
+        self.lobby: dict[str, Any] | None = None  # the lobby list held: {"version", "tables"}
         self.user: dict[str, Any] = {}
 
     # HTTP
@@ -245,6 +273,9 @@ class Player:
             self._keep_history(table, frame)
             if "view" in frame:
                 self.views[table] = frame["view"]
+        if frame["type"] == "lobby":  # as the web client does: changes make the whole list
+            self.lobby = apply_lobby(self.lobby, frame)
+            frame["tables"] = self.lobby["tables"]
         return frame
 
     def _keep_history(self, table: str, frame: dict[str, Any]) -> None:

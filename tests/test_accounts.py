@@ -18,7 +18,6 @@ import pytest
 from argon2 import PasswordHasher
 from serverutil import Server, running_server
 
-from cirulla.gateway.ratelimit import RateLimiter
 from cirulla.gateway.security import (
     check_password,
     hash_password,
@@ -336,42 +335,6 @@ def test_rate_limit_per_address_and_secure_cookie(tmp_path: Path) -> None:
 
 
 # ---- the pieces alone -----------------------------------------------------------------------
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_rate_limiter_sliding_window() -> None:
-    clock = FakeClock()
-    limiter = RateLimiter(3, 60, clock=clock)
-    assert [limiter.hit("a") for _ in range(3)] == [None, None, None]
-    assert limiter.hit("a") == pytest.approx(60)
-    assert limiter.hit("b") is None  # keys are apart
-    clock.now += 20
-    assert limiter.hit("a") == pytest.approx(40)  # refusals are not counted
-    clock.now += 40
-    assert limiter.hit("a") is None  # the first three left the window
-    assert limiter.hit("a") is None
-    assert limiter.hit("a") is None
-    assert limiter.hit("a") == pytest.approx(60)
-
-
-def test_rate_limiter_memory_is_bounded() -> None:
-    clock = FakeClock()
-    limiter = RateLimiter(2, 10, clock=clock, max_keys=1000)
-    for i in range(5000):  # an attacker cycling addresses
-        limiter.hit(f"10.0.{i // 256}.{i % 256}")
-        assert len(limiter) <= 1000
-    clock.now += 11
-    limiter.hit("late")
-    assert len(limiter) == 1  # idle keys are pruned after a window
-    with pytest.raises(ValueError):
-        RateLimiter(0, 60)
-
-
 def test_passwords() -> None:
     stored = hash_password(PASSWORD)
     assert stored.startswith("$argon2id$") and PASSWORD not in stored

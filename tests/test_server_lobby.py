@@ -21,7 +21,13 @@ from cirulla.rules import OPTIONS, PRESETS
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with running_server(tmp_path_factory.mktemp("lobby"), login_attempts=100_000) as s:
+    # Its tests make many tables as one guest: more than one account may keep open.
+    with running_server(
+        tmp_path_factory.mktemp("lobby"),
+        login_attempts=100_000,
+        registrations_per_hour=100_000,
+        open_tables_per_user=1000,
+    ) as s:
         yield s
 
 

@@ -21,3 +21,27 @@ def test_an_unknown_ws_impl_is_refused_with_its_name() -> None:
 def test_a_bad_number_names_its_variable() -> None:
     with pytest.raises(ValueError, match="CIRULLA_DEAL_PAUSE"):
         Settings.from_env({"CIRULLA_DEAL_PAUSE": "soon"})
+
+
+def test_trusted_proxies_take_addresses_and_networks_and_refuse_anything_else() -> None:
+    env = {"CIRULLA_TRUSTED_PROXIES": "10.0.0.1, 192.168.0.0/16"}
+    assert Settings.from_env(env).trusted_proxies == ("10.0.0.1", "192.168.0.0/16")
+    assert Settings().trusted_proxies == ()  # nobody's forwarded headers are believed
+    with pytest.raises(ValueError, match=r"CIRULLA_TRUSTED_PROXIES: 'proxy\.example'"):
+        Settings.from_env({"CIRULLA_TRUSTED_PROXIES": "proxy.example"})
+
+
+@pytest.mark.parametrize(
+    "name", ["MAX_BODY", "OUTBOX_BYTES", "SOCKETS_PER_USER", "OPEN_TABLES_PER_USER"]
+)
+def test_a_limit_of_zero_or_less_is_refused_with_its_variable(name: str) -> None:
+    with pytest.raises(ValueError, match=f"CIRULLA_{name} must be more than 0"):
+        Settings.from_env({f"CIRULLA_{name}": "0"})
+    with pytest.raises(ValueError, match=f"CIRULLA_{name} must be more than 0"):
+        Settings.from_env({f"CIRULLA_{name}": "-5"})
+
+
+def test_bot_workers_zero_means_one_per_core_and_a_negative_count_is_refused() -> None:
+    assert Settings().bot_workers == 0
+    with pytest.raises(ValueError, match="CIRULLA_BOT_WORKERS"):
+        Settings.from_env({"CIRULLA_BOT_WORKERS": "-1"})

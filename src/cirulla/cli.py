@@ -1,4 +1,4 @@
-"""The `cirulla` command: serve, rules, deal, game, replay, play, arena, verify."""
+"""The `cirulla` command: serve, rules, deal, game, replay, play, arena, tournament, verify."""
 
 from __future__ import annotations
 
@@ -170,6 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("record", help="a game record file (JSON)")
 
     from .bots.arena import add_cli as add_arena
+    from .competition.cli import add_cli as add_tournament
     from .play import add_cli as add_play
     from .server import add_cli as add_serve
     from .verify import add_cli as add_verify
@@ -178,6 +179,7 @@ def _parser() -> argparse.ArgumentParser:
     add_verify(sub)
     add_play(sub)
     add_arena(sub)
+    add_tournament(sub)
     return parser
 
 

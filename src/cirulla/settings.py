@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -12,6 +13,30 @@ __all__ = ["WS_IMPLS", "Settings"]
 
 #: uvicorn's WebSocket implementations the server may run on.
 WS_IMPLS = ("websockets-sansio", "websockets")
+
+
+#: Limits that must be more than zero (a zero would refuse everyone or divide by it).
+_POSITIVE = (
+    "max_frame",
+    "max_body",
+    "outbox_bytes",
+    "sockets_per_user",
+    "sockets_per_address",
+    "login_attempts",
+    "login_per_account",
+    "login_max_delay",
+    "registrations_per_hour",
+    "open_tables_per_user",
+    "open_table_seconds",
+    "empty_table_seconds",
+    "bot_seats_per_user",
+    "bot_move_seconds",
+    "db_pool_size",
+    "db_pool_timeout",
+    "session_cache_seconds",
+    "flood_per_second",
+    "flood_burst",
+)
 
 
 def _bool(text: str) -> bool:
@@ -53,7 +78,31 @@ class Settings:
     bad_frames_allowed: int = 5  # malformed frames before the socket is closed (1008)
     login_attempts: int = 10  # per address per minute (login, register, guest, claim)
     session_days: int = 30
-    secure_cookies: bool = False  # set the Secure flag (behind HTTPS)
+    secure_cookies: bool = False  # always set the Secure flag (else only over https)
+    # --- limits against abuse (README "Limits"); every one can be changed by its variable
+    # Addresses (or CIDR networks) of reverse proxies whose X-Forwarded-For/-Proto are
+    # believed; nobody's by default, so a client cannot choose its own address.
+    trusted_proxies: tuple[str, ...] = ()
+    max_body: int = 65_536  # bytes of an HTTP request body; larger is refused with 413
+    outbox_bytes: int = 4_194_304  # bytes queued for one socket; a client that falls behind is cut
+    sockets_per_user: int = 16  # open WebSockets per account
+    sockets_per_address: int = 64  # open WebSockets per client address
+    login_per_account: int = 5  # failed logins per account before each attempt must wait
+    login_max_delay: float = 30.0  # the longest that wait grows to (a slow-down, not a lock-out)
+    registrations_per_hour: int = 20  # new accounts (registered or guest) per address an hour
+    open_tables_per_user: int = 5  # tables one account has open (not yet started) at once
+    open_table_seconds: float = 3600.0  # an open table whose partita has not begun closes
+    empty_table_seconds: float = 300.0  # an open table with no player connected closes
+    bot_seats_per_user: int = 9  # search-bot (campione) seats in play at one account's tables
+    bot_workers: int = 0  # processes that run the search bots; 0: one per core
+    bot_move_seconds: float = 1.0  # the most a search bot may think a move
+    db_pool_size: int = 10  # database connections kept open (PostgreSQL)
+    db_pool_overflow: int = 20  # further connections under load
+    db_pool_timeout: float = 3.0  # seconds to wait for a connection before answering 503
+    session_cache_seconds: float = 10.0  # a session lookup is trusted this long (logout is at once)
+    # --- the operator's scheduled and recurring tournaments: a JSON file (README
+    # "Tournaments"), checked at start-up; none by default
+    tournaments_file: str | None = None
     log_level: str = "info"
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -69,6 +118,22 @@ class Settings:
             )
         if self.lease_seconds < 1:
             raise ValueError(f"CIRULLA_LEASE_SECONDS must be at least 1, not {self.lease_seconds}")
+        for name in _POSITIVE:
+            value = getattr(self, name)
+            if not value > 0:
+                raise ValueError(f"CIRULLA_{name.upper()} must be more than 0, not {value}")
+        if self.bot_workers < 0:
+            raise ValueError(
+                f"CIRULLA_BOT_WORKERS must be 0 (one per core) or more, not {self.bot_workers}"
+            )
+        for proxy in self.trusted_proxies:
+            if proxy != "*":
+                try:
+                    ipaddress.ip_network(proxy, strict=False)
+                except ValueError:
+                    raise ValueError(
+                        f"CIRULLA_TRUSTED_PROXIES: {proxy!r} is not an address or a network"
+                    ) from None
 
     @property
     def db_url(self) -> str:

@@ -14,7 +14,17 @@ name:
 
 Pub/sub delivers at most once: what is published while a node's subscription is
 down (Redis restarting, a broken connection) is lost, which the layer above must
-survive anyway, since a whole node can die.
+survive anyway, since a whole node can die. The bus tells it when that may have
+happened (`trouble_at`, `lost_to`, the `on_reconnect` callback).
+
+A Redis that restarts empty has forgotten every lease while their owners still play
+the tables. A key `{cluster}:epoch`, a random value set once, tells: every lease
+script reads it, and a node that finds it gone or changed knows that the leases went
+with it (`reset_at`), so that it claims back its own and leaves the others' alone for
+a while. Every command is bounded in time (COMMAND_TIMEOUT): an outage is a BusError
+within seconds, never a hang.
+
+The lease scripts are in bus/scripts.py, the shared lobby in bus/lobby.py.
 """
 
 from __future__ import annotations
@@ -24,73 +34,34 @@ import contextlib
 import logging
 import re
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import RedisError
-from redis.typing import EncodableT, FieldT
+
+from .common import BusError
+from .common import text as _text
+from .lobby import SharedLobby
+from .scripts import CLAIM, EPOCH, RELEASE, RENEW
 
 __all__ = ["BusError", "RedisBus"]
 
 log = logging.getLogger("cirulla.bus")
 
 CONNECT_TIMEOUT = 5.0  # seconds to reach Redis before start() or a command gives up
+COMMAND_TIMEOUT = 3.0  # seconds a command may take, retries included, before BusError
+HEALTH_TIMEOUT = 1.0  # seconds health() waits for a PING
 SUBSCRIBE_TIMEOUT = 5.0  # seconds to wait for Redis to confirm the subscriptions
 CLOSE_FLUSH_TIMEOUT = 2.0  # seconds close() waits for queued messages to go out
 MAX_BATCH = 1000  # messages per PUBLISH pipeline
-RECONNECT_BACKOFF = (0.1, 5.0)  # first and longest wait between resubscription attempts
-
-# The lease is ours if it names us; claiming a free table sets it, claiming our own
-# extends it. GET-then-SET in one script, so two nodes never both see "free".
-_CLAIM = """
-local holder = redis.call('GET', KEYS[1])
-if not holder then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-if holder == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0
-"""
-
-# One flag per key: 1 if the lease was ours and is extended, 0 if it is gone or
-# someone else's (then it is left alone).
-_RENEW = """
-local out = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
-    redis.call('PEXPIRE', key, ARGV[2])
-    out[i] = 1
-  else
-    out[i] = 0
-  end
-end
-return out
-"""
-
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
-
-# MULTI cannot feed INCR's answer to PUBLISH, a script inside the transaction can.
-_BUMP_LOBBY = """
-local version = redis.call('INCR', KEYS[1])
-redis.call('PUBLISH', ARGV[1], version)
-return version
-"""
-
-
-class BusError(Exception):
-    """Redis cannot be reached or answered wrongly (message says what and where)."""
+RECONNECT_BACKOFF = (0.1, 2.0)  # first and longest wait between resubscription attempts
 
 
 def _safe_url(url: str) -> str:
@@ -108,11 +79,6 @@ def _safe_url(url: str) -> str:
         return urlunsplit(parts._replace(netloc=netloc))
     except ValueError:
         return "<unparsable Redis URL>"
-
-
-def _text(value: Any) -> str:
-    """A Redis string as text (the client is not asked to decode, payloads are bytes)."""
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class RedisBus:
@@ -135,19 +101,23 @@ class RedisBus:
         # Named connections let an operator (and the tests) tell nodes apart in
         # CLIENT LIST; a name may not contain spaces.
         name = re.sub(r"[^!-~]", "_", f"{cluster}:{self.node}")
+        # Few, quick retries: a command must fail within COMMAND_TIMEOUT, not retry
+        # for a minute while the game waits (pub/sub reads are not timed out by it).
         self._redis = aioredis.Redis.from_url(
             url,
             client_name=name,
             socket_connect_timeout=CONNECT_TIMEOUT,
+            socket_timeout=COMMAND_TIMEOUT,
             socket_keepalive=True,
+            retry=Retry(ExponentialWithJitterBackoff(cap=0.2, base=0.02), 2),
         )
         self._node_channel = self._channel(self.node).encode()
-        self._lobby_channel = f"{cluster}:lobby".encode()
-        self._lobby_key = f"{cluster}:lobby"
-        self._version_key = f"{cluster}:lobby:version"
-        self._claim = self._redis.register_script(_CLAIM)
-        self._renew = self._redis.register_script(_RENEW)
-        self._release = self._redis.register_script(_RELEASE)
+        self._lobby = SharedLobby(self._redis, cluster, self._command, self._where)
+        self._lobby_channel = self._lobby.channel
+        self._epoch_key = f"{cluster}:epoch"
+        self._claim = self._redis.register_script(CLAIM)
+        self._renew = self._redis.register_script(RENEW)
+        self._release = self._redis.register_script(RELEASE)
         # (channel, payload) in the order sent; None tells the sender to stop.
         self._outbox: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
         self._on_message: Callable[[dict[str, Any]], None] | None = None
@@ -155,8 +125,18 @@ class RedisBus:
         self._pubsub: PubSub | None = None
         self._listener: asyncio.Task[None] | None = None
         self._sender: asyncio.Task[None] | None = None
+        self._on_reconnect: Callable[[], None] | None = None
         self._started = False
         self._closed = False
+        #: The cluster's epoch as this node last saw it (None before the first look).
+        self.epoch: str | None = None
+        #: time.monotonic() when this node found that Redis had lost the cluster's data
+        #: (the epoch gone or changed), and when a Redis command or connection last
+        #: failed; -inf for never.
+        self.reset_at: float = float("-inf")
+        self.trouble_at: float = float("-inf")
+        #: Nodes some of whose messages from this node were lost (a PUBLISH failed).
+        self.lost_to: set[str] = set()
 
     def __repr__(self) -> str:
         return f"RedisBus(node={self.node!r}, cluster={self.cluster!r}, at {self._where})"
@@ -172,26 +152,83 @@ class RedisBus:
         """Redis' own errors as BusError, saying what was being done and on which Redis."""
         try:
             yield
-        except (RedisError, OSError) as exc:
+        except (RedisError, OSError) as exc:  # (TimeoutError is an OSError)
+            self.trouble_at = time.monotonic()
             why = f"{type(exc).__name__}: {exc}" if str(exc) else "no answer in time"
             raise BusError(f"Redis at {self._where}, {what}: {why}") from exc
 
+    @contextlib.asynccontextmanager
+    async def _command(self, what: str) -> AsyncIterator[None]:
+        """`_errors`, and at most COMMAND_TIMEOUT seconds for the whole body."""
+        with self._errors(what):
+            async with asyncio.timeout(COMMAND_TIMEOUT):
+                yield
+
+    def _saw_epoch(self, raw: Any) -> None:
+        epoch = _text(raw)
+        if epoch == self.epoch:
+            return
+        if self.epoch is not None:
+            self.reset_at = time.monotonic()
+            log.warning(
+                "bus %s: Redis at %s lost the cluster's data (restarted empty?): "
+                "the leases are claimed back by the nodes that play the tables",
+                self.node,
+                self._where,
+            )
+        self.epoch = epoch
+
+    @property
+    def connected(self) -> bool:
+        """Started, not closed, and subscribed to this node's channel right now."""
+        return self._started and not self._closed and self._pubsub is not None
+
+    async def health(self) -> str:
+        """Say "ok", or "down: <why>": a PING answered within HEALTH_TIMEOUT and this node's
+        subscription up (without it no other node can reach this one)."""
+        if self._closed:
+            return "down: closed"
+        try:
+            async with asyncio.timeout(HEALTH_TIMEOUT):
+                await self._redis.ping()
+        except (RedisError, OSError) as exc:
+            self.trouble_at = time.monotonic()
+            why = f"{type(exc).__name__}: {exc}" if str(exc) else f"no answer in {HEALTH_TIMEOUT} s"
+            return f"down: {why}"
+        if self._started and self._pubsub is None:
+            return "down: the subscription is reconnecting (messages to this node are lost)"
+        if self._listener is not None and self._listener.done():
+            return "down: the listener stopped"
+        return "ok"
+
     # ---- life cycle ------------------------------------------------------------------------
     async def start(
-        self, on_message: Callable[[dict[str, Any]], None], on_lobby: Callable[[], None]
+        self,
+        on_message: Callable[[dict[str, Any]], None],
+        on_lobby: Callable[[], None],
+        on_reconnect: Callable[[], None] | None = None,
     ) -> None:
         """Connect (PING; on failure raise BusError naming the URL without password),
-        subscribe to this node's channel and the cluster's lobby channel, start the
-        listener and sender tasks. Wait until the subscription is confirmed before
-        returning, so that a message sent to this node right after start() is not lost."""
+        read the cluster's epoch, subscribe to this node's channel and the cluster's
+        lobby channel, start the listener and sender tasks. Wait until the subscription
+        is confirmed before returning, so that a message sent to this node right after
+        start() is not lost. `on_reconnect` is called (with `on_lobby`) whenever the
+        subscription was made again: messages sent meanwhile may be lost."""
         if self._closed:
             raise BusError(f"{self!r} is closed")
         if self._started:
             raise BusError(f"{self!r} is already started")
         self._on_message = on_message
         self._on_lobby = on_lobby
+        self._on_reconnect = on_reconnect
         with self._errors("connecting"):
             await asyncio.wait_for(self._redis.ping(), CONNECT_TIMEOUT * 2)
+        async with self._command("reading the cluster's epoch"):
+            self._saw_epoch(
+                await self._redis.eval(
+                    EPOCH + "return epoch", 1, self._epoch_key, secrets.token_hex(8)
+                )
+            )
         self._pubsub = await self._subscribe()
         self._started = True
         self._listener = asyncio.create_task(self._listen(), name=f"bus-listen-{self.node}")
@@ -227,18 +264,34 @@ class RedisBus:
             await self._redis.aclose()
 
     # ---- ownership leases ------------------------------------------------------------------
-    async def claim(self, table: str) -> bool:
+    async def claim(self, table: str, *, wary: bool = False) -> bool:
         """True if this node now holds the lease: it was free (SET NX PX) or already ours
-        (then its expiry is extended). False if another node holds it. Atomic (Lua)."""
+        (then its expiry is extended). False if another node holds it. Atomic (Lua).
+
+        `wary` (taking over another node's table): also False if Redis lost the
+        cluster's data since this node last looked (see `reset_at`)."""
         with self._errors(f"claiming table {table!r}"):
-            held = await self._claim(keys=[self._owner_key(table)], args=[self.node, self.lease_ms])
-        return bool(held)
+            async with asyncio.timeout(COMMAND_TIMEOUT):
+                answer = await self._claim(
+                    keys=[self._epoch_key, self._owner_key(table)],
+                    args=[
+                        secrets.token_hex(8),
+                        self.node,
+                        self.lease_ms,
+                        self.epoch or "",
+                        "1" if wary else "0",
+                    ],
+                )
+        if not isinstance(answer, list) or len(answer) != 2:
+            raise BusError(f"claiming table {table!r} on Redis at {self._where}: answer {answer!r}")
+        self._saw_epoch(answer[0])
+        return bool(answer[1])
 
     async def owners(self, tables: list[str]) -> dict[str, str | None]:
         """The node holding each table's lease, None where nobody does: one MGET."""
         if not tables:
             return {}
-        with self._errors(f"reading the owners of {len(tables)} table(s)"):
+        async with self._command(f"reading the owners of {len(tables)} table(s)"):
             holders = await self._redis.mget([self._owner_key(t) for t in tables])
         if len(holders) != len(tables):
             raise BusError(
@@ -251,22 +304,31 @@ class RedisBus:
         """Extend every lease of `tables` still held by this node, in one round trip
         (one Lua script over all keys); return the tables whose lease is no longer ours
         (expired, or taken by another node)."""
+        taken, missing = await self.renew_leases(tables)
+        return taken | missing
+
+    async def renew_leases(self, tables: Iterable[str]) -> tuple[set[str], set[str]]:
+        """`renew`, telling apart the leases another node holds (first) from those
+        nobody holds (second: expired, or lost with Redis' data)."""
         names = list(tables)
         if not names:
-            return set()
-        with self._errors(f"renewing {len(names)} lease(s)"):
+            return set(), set()
+        async with self._command(f"renewing {len(names)} lease(s)"):
             flags = await self._renew(
-                keys=[self._owner_key(t) for t in names], args=[self.node, self.lease_ms]
+                keys=[self._epoch_key, *(self._owner_key(t) for t in names)],
+                args=[secrets.token_hex(8), self.node, self.lease_ms],
             )
-        if not isinstance(flags, list) or len(flags) != len(names):
+        if not isinstance(flags, list) or len(flags) != len(names) + 1:
             raise BusError(
                 f"renewing {len(names)} lease(s) on Redis at {self._where}: answer {flags!r}"
             )
-        return {t for t, ok in zip(names, flags, strict=True) if not ok}
+        self._saw_epoch(flags[0])
+        pairs = list(zip(names, flags[1:], strict=True))
+        return {t for t, f in pairs if f == 0}, {t for t, f in pairs if f == 2}
 
     async def release(self, table: str) -> None:
         """Give up the table's lease, if it is ours; another node's is left alone."""
-        with self._errors(f"releasing table {table!r}"):
+        async with self._command(f"releasing table {table!r}"):
             await self._release(keys=[self._owner_key(table)], args=[self.node])
 
     # ---- messages --------------------------------------------------------------------------
@@ -308,6 +370,9 @@ class RedisBus:
                 await pipe.execute()
         except (RedisError, OSError) as exc:
             # The client already retried; resending now could duplicate what did go out.
+            self.trouble_at = time.monotonic()
+            prefix = self._channel("")
+            self.lost_to.update(c[len(prefix) :] for c, _ in batch if c.startswith(prefix))
             log.error(
                 "bus %s: %d message(s) lost, PUBLISH on Redis at %s failed: %s: %s",
                 self.node,
@@ -317,57 +382,19 @@ class RedisBus:
                 exc,
             )
 
-    # ---- lobby -----------------------------------------------------------------------------
-    async def publish_lobby(self, entries: Mapping[str, dict[str, Any] | None]) -> int:
-        """HSET each entry (JSON) or HDEL it when None, INCR the version, PUBLISH the new
-        version on the lobby channel: one MULTI/EXEC pipeline. Returns the new version."""
-        sets: dict[FieldT, EncodableT] = {
-            table: orjson.dumps(entry, option=orjson.OPT_NON_STR_KEYS)
-            for table, entry in entries.items()
-            if entry is not None
-        }
-        gone = [table for table, entry in entries.items() if entry is None]
-        with self._errors(f"publishing {len(entries)} lobby entries"):
-            async with self._redis.pipeline(transaction=True) as pipe:
-                if sets:
-                    pipe.hset(self._lobby_key, mapping=sets)
-                if gone:
-                    pipe.hdel(self._lobby_key, *gone)
-                pipe.eval(_BUMP_LOBBY, 1, self._version_key, self._lobby_channel)
-                answers = await pipe.execute()
-        try:
-            return int(answers[-1])
-        except (TypeError, ValueError, IndexError) as exc:
-            raise BusError(
-                f"publishing the lobby on Redis at {self._where}: version {answers!r}"
-            ) from exc
+    # ---- lobby (bus/lobby.py) -------------------------------------------------------------
+    async def publish_lobby(
+        self, entries: Mapping[str, dict[str, Any] | None], *, floor: int = 0
+    ) -> int:
+        """HSET each entry (JSON) or HDEL it when None, INCR the version (to more than
+        `floor` at least), PUBLISH the new version on the lobby channel: one MULTI/EXEC
+        pipeline. Returns the new version."""
+        return await self._lobby.publish(entries, floor=floor)
 
     async def lobby(self) -> tuple[int, list[dict[str, Any]]]:
         """The version and every entry (decoded, by table id), read together in one
         MULTI/EXEC so that the version matches the entries."""
-        with self._errors("reading the lobby"):
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.get(self._version_key)
-                pipe.hgetall(self._lobby_key)
-                raw_version, raw_entries = await pipe.execute()
-        try:
-            version = 0 if raw_version is None else int(raw_version)
-        except (TypeError, ValueError) as exc:
-            raise BusError(
-                f"reading the lobby on Redis at {self._where}: version {raw_version!r}"
-            ) from exc
-        entries: list[dict[str, Any]] = []
-        for table in sorted(raw_entries, key=_text):
-            try:
-                entry = orjson.loads(raw_entries[table])
-            except orjson.JSONDecodeError:
-                entry = None
-            if isinstance(entry, dict):
-                entries.append(entry)
-            else:
-                # One bad entry must not hide the whole lobby from every node.
-                log.warning("lobby entry %r is not a JSON object, skipped", _text(table))
-        return version, entries
+        return await self._lobby.read()
 
     # ---- listener --------------------------------------------------------------------------
     async def _subscribe(self) -> PubSub:
@@ -406,10 +433,12 @@ class RedisBus:
                     self._pubsub = await self._subscribe()
                     log.warning("bus %s: pub/sub reconnected to %s", self.node, self._where)
                     backoff = RECONNECT_BACKOFF[0]
+                    self._reconnected()
                 message = await self._pubsub.get_message(timeout=None)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                self.trouble_at = time.monotonic()
                 log.warning(
                     "bus %s: pub/sub connection to %s broken (%s: %s); "
                     "reconnecting in %.1f s, messages published meanwhile are lost",
@@ -429,13 +458,25 @@ class RedisBus:
                 # redis-py reconnected by itself and subscribed again: something was
                 # probably missed, say so.
                 if message["channel"] == self._node_channel:
+                    self.trouble_at = time.monotonic()
                     log.warning(
                         "bus %s: pub/sub reconnected to %s, messages published meanwhile are lost",
                         self.node,
                         self._where,
                     )
+                    self._reconnected()
                 continue
             self._dispatch(message)
+
+    def _reconnected(self) -> None:
+        """Tell the layer above that messages may have been lost: lobby changes among
+        them (so it reads the lobby again) and its own."""
+        for callback in (self._on_lobby, self._on_reconnect):
+            if callback is not None:
+                try:
+                    callback()
+                except Exception:
+                    log.exception("bus %s: reconnect callback failed", self.node)
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         """One pub/sub message to its callback; nothing a callback does stops the bus."""

@@ -19,12 +19,14 @@ from ..cards import STYLES
 from ..settings import Settings
 from ..store import NameTaken, Store, UserRow
 from .errors import ApiError
-from .ratelimit import login_limit
+from .ratelimit import account_attempt, account_succeeded, login_limit, registration_limit
 from .security import (
     SESSION_COOKIE,
     check_password,
     clear_session_cookie,
     current_user,
+    forget_session,
+    forget_user,
     hash_password_async,
     start_session,
     token_hash,
@@ -151,20 +153,27 @@ def _settings(request: Request) -> Settings:
 async def _end_current_session(request: Request) -> None:
     token = request.cookies.get(SESSION_COOKIE)
     if token and len(token) <= 128:
-        await _store(request).delete_session(token_hash(token))
+        session = token_hash(token)
+        await _store(request).delete_session(session)
+        forget_session(session)
+        request.app.state.connections.end_session(session)  # its sockets close (4000)
 
 
 async def _new_session(request: Request, response: Response, user: UserRow) -> None:
     """Log `user` in on this browser, ending the session it had (if any)."""
     await _end_current_session(request)
-    await start_session(_store(request), _settings(request), response, user)
+    await start_session(_store(request), _settings(request), response, user, request)
 
 
 def _name_taken(name: str) -> ApiError:
     return ApiError(409, "name_taken", f"The name '{name}' is taken: choose another.")
 
 
-@router.post("/register", status_code=201, dependencies=[Depends(login_limit)])
+@router.post(
+    "/register",
+    status_code=201,
+    dependencies=[Depends(login_limit), Depends(registration_limit)],
+)
 async def register(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
     """A new account, logged in at once."""
     name = check_name(body.name)
@@ -184,10 +193,12 @@ async def register(body: Credentials, request: Request, response: Response) -> d
 @router.post("/login", dependencies=[Depends(login_limit)])
 async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
     store = _store(request)
+    account_attempt(request, body.name)  # 429 while this name must wait (a slow-down)
     user = await store.find_user(body.name) if len(body.name) <= 64 else None
     password = body.password[: PASSWORD_MAX + 1]  # longer is wrong anyway: bound the hashing
     if not await check_password(store, user, password) or user is None:
         raise ApiError(401, "wrong_credentials", "Wrong name or password.")
+    account_succeeded(request, body.name)
     await _new_session(request, response, user)
     return {"user": public_user(user)}
 
@@ -201,7 +212,11 @@ async def logout(request: Request) -> Response:
     return response
 
 
-@router.post("/guest", status_code=201, dependencies=[Depends(login_limit)])
+@router.post(
+    "/guest",
+    status_code=201,
+    dependencies=[Depends(login_limit), Depends(registration_limit)],
+)
 async def guest(request: Request, response: Response) -> dict[str, Any]:
     """A temporary account named like ospite-4821, logged in at once."""
     store = _store(request)
@@ -237,6 +252,7 @@ async def claim(
         raise _name_taken(name) from None
     except ValueError:  # claimed meanwhile in another tab
         raise ApiError(409, "not_a_guest", "Only a guest account can be claimed.") from None
+    forget_user(user.id)  # its other sessions must see the new name at once
     await _new_session(request, response, claimed)  # a new token for the new rights
     return {"user": public_user(claimed)}
 
@@ -256,4 +272,5 @@ async def set_options(
     check_options(changes)
     stored = {k: v for k, v in user.options.items() if k in OPTION_DEFAULTS}
     updated = await _store(request).set_options(user.id, {**stored, **changes})
+    forget_user(user.id)
     return {"user": public_user(updated)}

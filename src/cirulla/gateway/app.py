@@ -9,13 +9,20 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from ..bus import RedisBus
+from ..competition.schedule import Scheduler, load_schedule
+from ..competition.service import TournamentService
 from ..settings import Settings
 from ..store import Store
+from ..tables.botpool import BotPool
 from ..tables.cluster import Cluster
 from ..tables.manager import TableManager
-from . import accounts, history, lobby, socket
+from . import accounts, history, lobby, socket, tournaments
+from .actions import ActionMemory
+from .connections import Connections, DropConnection
 from .errors import install_error_handlers
-from .ratelimit import RateLimiter
+from .middleware import BodyLimit, SecurityHeaders, content_security_policy
+from .ratelimit import Limiters
+from .security import session_cache
 from .web import install_web
 
 __all__ = ["create_app"]
@@ -30,13 +37,22 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.database_url is None:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
-        store = await Store.open(settings.db_url)
+        store = await Store.open(
+            settings.db_url,
+            pool_size=settings.db_pool_size,
+            pool_overflow=settings.db_pool_overflow,
+            pool_timeout=settings.db_pool_timeout,
+        )
+        # the search bots think in worker processes, not in this one's event loop
+        bots = BotPool(settings.bot_workers, settings.bot_move_seconds)
         tables = TableManager(
             store,
             bot_delay=settings.bot_delay,
             grace=settings.grace,
             deal_pause=settings.deal_pause,
             test_mode=settings.test_mode,
+            settings=settings,
+            bots=bots,
         )
         app.state.store = store
         app.state.tables = tables
@@ -50,28 +66,56 @@ def create_app(settings: Settings) -> FastAPI:
                 ),
             )
             await tables.cluster.start()
+        await bots.start()
         await tables.restore()
+        app.state.tournaments = TournamentService(tables)
+        await app.state.tournaments.restore()  # after the tables: a round's tables are found
+        # the operator's tournaments (the file was checked before the server started)
+        app.state.schedule = Scheduler(
+            app.state.tournaments, load_schedule(settings.tournaments_file)
+        )
+        app.state.schedule.start()
         log.info(
             "serving on %s:%s with %s", settings.host, settings.port, _safe_url(settings.db_url)
         )
         try:
             yield
         finally:
+            app.state.connections.close()
+            app.state.schedule.close()
+            app.state.tournaments.close()
             tables.close()
+            await bots.close()
             if tables.cluster is not None:
                 await tables.cluster.close()
             await store.close()
 
     app = FastAPI(title="cirulla", lifespan=lifespan)
     app.state.settings = settings
-    app.state.login_limiter = RateLimiter(settings.login_attempts, 60.0)
-    app.state.actions = socket.ActionMemory()
+    app.state.limiters = Limiters.from_settings(settings)
+    session_cache.ttl = settings.session_cache_seconds
+    session_cache.clear()
+    app.state.actions = ActionMemory()
+    app.state.connections = Connections(
+        settings.sockets_per_user, settings.sockets_per_address, settings.session_cache_seconds
+    )
     install_error_handlers(app)
     app.include_router(accounts.router)
     app.include_router(history.router)
     app.include_router(lobby.router)
+    app.include_router(tournaments.router)
     app.include_router(socket.router)
     install_web(app)
+    # the last added runs first: the headers go on every answer, the 413 included
+    app.add_middleware(BodyLimit, max_body=settings.max_body)
+    app.add_middleware(
+        SecurityHeaders,
+        policy=content_security_policy(),
+        relaxed_paths=[
+            p for p in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url) if p
+        ],
+    )
+    app.add_middleware(DropConnection)  # outermost: it needs uvicorn's own `send`
     return app
 
 

@@ -2,20 +2,45 @@
 
 Clients branch on `code` (snake_case, stable) and may show `message` (a readable
 English sentence) as it is; FastAPI's own errors are rewritten to the same shape.
+A database or Redis that is down, or a connection pool that is used up, is answered
+503 `unavailable` with Retry-After, never 500: the client may simply try again.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Final
 
+import redis.exceptions
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-__all__ = ["ApiError", "error_body", "install_error_handlers", "validation_message"]
+__all__ = [
+    "UNAVAILABLE_ERRORS",
+    "ApiError",
+    "error_body",
+    "install_error_handlers",
+    "validation_message",
+]
+
+log = logging.getLogger("cirulla.server")
+
+#: Errors that mean a dependency is down or saturated, not that the request is wrong:
+#: the pool's timeout, a refused or lost database connection, a full disk, Redis.
+UNAVAILABLE_ERRORS: Final[tuple[type[Exception], ...]] = (
+    sa_exc.TimeoutError,
+    sa_exc.DBAPIError,  # only OperationalError, InterfaceError or a lost connection
+    OSError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+)
+#: Seconds a client is told to wait before trying again.
+RETRY_AFTER: Final = 2
 
 
 class ApiError(Exception):
@@ -107,6 +132,30 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+    if request.scope["type"] != "http":
+        raise exc  # a WebSocket handles its own outages (gateway/socket.py)
+    if isinstance(exc, sa_exc.DBAPIError) and not (
+        isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError)
+        or exc.connection_invalidated
+    ):
+        raise exc  # a real bug (a constraint, bad SQL): a 500, and logged as one
+    if isinstance(exc, sa_exc.TimeoutError):
+        what = "the database's connections are all busy"
+    else:
+        what = "a service it needs is not answering"
+    log.warning(
+        "answered unavailable: %s",
+        type(exc).__name__,
+        extra={"path": request.url.path, "error": str(exc)[:500]},
+    )
+    return JSONResponse(
+        error_body("unavailable", f"The server cannot answer now: {what}. Try again shortly."),
+        503,
+        headers={"Retry-After": str(RETRY_AFTER)},
+    )
+
+
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     # Starlette raises the exception again after this answer, so the server logs it.
     return JSONResponse(
@@ -115,8 +164,11 @@ async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Answer ApiError, validation errors, HTTP errors and crashes with the one body."""
+    """Answer ApiError, validation errors, HTTP errors, outages (503) and crashes with
+    the one body."""
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    for unavailable in UNAVAILABLE_ERRORS:
+        app.add_exception_handler(unavailable, _unavailable)
     app.add_exception_handler(Exception, _unexpected)

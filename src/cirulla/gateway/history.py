@@ -62,6 +62,35 @@ async def history(
     return {"history": items, "next": items[-1]["finished_at"] if len(items) == limit else None}
 
 
+def _tournament_of(record: dict[str, Any]) -> str | None:
+    """The tournament a partita was played for (its table's first record says so)."""
+    log = record.get("log")
+    first = log[0] if isinstance(log, list) and log else None
+    data = first.get("data") if isinstance(first, dict) else None
+    tournament = data.get("tournament") if isinstance(data, dict) else None
+    tid = tournament.get("id") if isinstance(tournament, dict) else None
+    return tid if isinstance(tid, str) else None
+
+
+async def _tournament_shows(store: Store, record: dict[str, Any], user: UserRow | None) -> bool:
+    """A tournament's tables are private (only the entrants sit), but its finished
+    partite are for everyone who may see the tournament: anyone for a public one, its
+    organiser and entrants for a private one."""
+    tid = _tournament_of(record)
+    if tid is None:
+        return False
+    row = await store.tournaments.get(tid)
+    if row is None:
+        return False
+    if not row.private:
+        return True
+    if user is None:
+        return False
+    entrants = row.summary.get("entrants") if isinstance(row.summary, dict) else None
+    users = {e.get("user") for e in entrants or () if isinstance(e, dict)}
+    return user.id == row.organiser or user.id in users
+
+
 async def _readable_record(request: Request, table_id: str, user: UserRow | None) -> dict[str, Any]:
     """The finished partita's record if `user` may see it; else the error why not."""
     store = _store(request)
@@ -69,7 +98,7 @@ async def _readable_record(request: Request, table_id: str, user: UserRow | None
     if record is None:
         raise ApiError(404, "unknown_table", f"No finished partita was played at '{table_id}'.")
     table = await store.get_table(table_id)
-    if table is not None and table.private:
+    if table is not None and table.private and not await _tournament_shows(store, record, user):
         if user is None:
             raise ApiError(
                 401,

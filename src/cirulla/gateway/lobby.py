@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..bots.levels import LEVELS
@@ -15,6 +16,7 @@ from ..tables.config import TableConfig
 from ..tables.manager import TableManager
 from ..tables.state import TableError
 from .errors import ApiError
+from .health import health_report
 from .security import current_user
 
 __all__ = ["router"]
@@ -45,13 +47,15 @@ def _table_error(exc: TableError) -> ApiError:
         "private_table": 403,
         "test_mode_only": 404,
         "unavailable": 503,
+        "too_many_tables": 409,  # until one of the account's tables starts, ends or closes
+        "too_many_bots": 409,
     }.get(exc.code, 400)
     return ApiError(status, exc.code, exc.message)
 
 
 def _config(raw: dict[str, Any]) -> TableConfig:
     try:
-        return TableConfig.model_validate(raw)
+        return TableConfig.for_new_table(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -82,13 +86,14 @@ async def _create(
     return out
 
 
-@router.get("/health")
-async def health(request: Request) -> dict[str, Any]:
-    manager = _tables(request)
-    out: dict[str, Any] = {"ok": True, "tables": len(manager.tables)}
-    if manager.cluster is not None:
-        out["node"] = manager.cluster.node
-    return out
+@router.get(
+    "/health",
+    responses={503: {"description": "the database or (in a cluster) Redis is down"}},
+)
+async def health(request: Request) -> JSONResponse:
+    """200 when this node can serve, 503 naming what is down (see gateway/health.py)."""
+    status, body = await health_report(request.app)
+    return JSONResponse(body, status_code=status)
 
 
 @router.get("/tables")

@@ -4,6 +4,10 @@ Passwords are hashed with argon2id; the hashing is deliberately slow and
 memory-hungry, so it runs in a worker thread, never on the event loop. A
 session token is 32 random bytes given to the browser in an HttpOnly cookie;
 the store keeps only its SHA-256, so the database alone logs nobody in.
+
+Every request looks its session up, so the answers are kept for a few seconds
+(`session_cache_seconds`) in a bounded cache; whatever ends a session or changes a
+user calls `forget_session` or `forget_user`, so on this node a logout is at once.
 """
 
 from __future__ import annotations
@@ -11,6 +15,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Annotated, Final
@@ -25,14 +32,18 @@ from .errors import ApiError
 
 __all__ = [
     "SESSION_COOKIE",
+    "SessionCache",
     "check_password",
     "clear_session_cookie",
     "current_user",
+    "forget_session",
+    "forget_user",
     "hash_password",
     "hash_password_async",
     "needs_rehash",
     "new_token",
     "optional_user",
+    "session_cache",
     "start_session",
     "token_hash",
     "user_from_token",
@@ -101,14 +112,100 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+class SessionCache:
+    """Token hash -> its user, each answer trusted for `ttl` seconds; at most `size`
+    of them, the least recently used going first. Only live sessions are kept, so
+    garbage tokens cannot push real ones out."""
+
+    def __init__(
+        self, ttl: float = 10.0, size: int = 20_000, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.ttl = ttl
+        self.size = size
+        self._clock = clock
+        self._entries: OrderedDict[str, tuple[float, UserRow]] = OrderedDict()
+        self._by_user: dict[str, set[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: str) -> UserRow | None:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        if entry[0] <= self._clock():
+            self.forget(key)
+            return None
+        self._entries.move_to_end(key)
+        return entry[1]
+
+    def put(self, key: str, user: UserRow) -> None:
+        self.forget(key)
+        self._entries[key] = (self._clock() + self.ttl, user)
+        self._by_user.setdefault(user.id, set()).add(key)
+        while len(self._entries) > self.size:
+            self.forget(next(iter(self._entries)))
+
+    def forget(self, key: str) -> None:
+        entry = self._entries.pop(key, None)
+        if entry is not None:
+            keys = self._by_user.get(entry[1].id)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._by_user[entry[1].id]
+
+    def forget_user(self, user_id: str) -> None:
+        for key in list(self._by_user.get(user_id, ())):
+            self.forget(key)
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._by_user.clear()
+
+
+#: The process's session cache (create_app sets its ttl from the settings).
+session_cache: Final = SessionCache()
+
+
+def forget_session(token_hash: str) -> None:
+    """Call when a session ends (logout, a new login on the browser): the cache must
+    not go on serving it."""
+    session_cache.forget(token_hash)
+
+
+def forget_user(user_id: str) -> None:
+    """Call when a user's row changes (options, a claim): their sessions are looked
+    up afresh."""
+    session_cache.forget_user(user_id)
+
+
 async def user_from_token(store: Store, token: str | None) -> UserRow | None:
     """The user of a live session token; None for a missing, stale or garbage one."""
     if not token or len(token) > _MAX_TOKEN:
         return None
-    return await store.session_user(token_hash(token))
+    key = token_hash(token)
+    user = session_cache.get(key)
+    if user is None:
+        user = await store.session_user(key)
+        if user is not None:
+            session_cache.put(key, user)
+    return user
 
 
-async def start_session(store: Store, settings: Settings, response: Response, user: UserRow) -> str:
+def _secure(settings: Settings, request: Request | None) -> bool:
+    """Secure cookies when the settings say so or the request came over https (behind
+    a trusted proxy, uvicorn takes the scheme from X-Forwarded-Proto)."""
+    return settings.secure_cookies or (request is not None and request.url.scheme == "https")
+
+
+async def start_session(
+    store: Store,
+    settings: Settings,
+    response: Response,
+    user: UserRow,
+    request: Request | None = None,
+) -> str:
     """A new session for `user`, its cookie set on `response`; returns the token."""
     token = new_token()
     expires = datetime.now(UTC) + timedelta(days=settings.session_days)
@@ -118,16 +215,22 @@ async def start_session(store: Store, settings: Settings, response: Response, us
         token,
         max_age=settings.session_days * 86_400,
         path="/",
-        secure=settings.secure_cookies,
+        secure=_secure(settings, request),
         httponly=True,
         samesite="lax",
     )
     return token
 
 
-def clear_session_cookie(settings: Settings, response: Response) -> None:
+def clear_session_cookie(
+    settings: Settings, response: Response, request: Request | None = None
+) -> None:
     response.delete_cookie(
-        SESSION_COOKIE, path="/", secure=settings.secure_cookies, httponly=True, samesite="lax"
+        SESSION_COOKIE,
+        path="/",
+        secure=_secure(settings, request),
+        httponly=True,
+        samesite="lax",
     )
 
 

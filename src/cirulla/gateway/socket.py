@@ -3,62 +3,102 @@
 The socket layer knows the protocol (docs/protocol.md), not the game: it checks
 frames, sessions, origins, floods, repeated and stale commands, then hands each
 command to the table's actor, which alone decides.
+
+What one client can cost the server is bounded: the bytes queued for it
+(`outbox_bytes`; a client that does not read is cut off with 4001), its sockets
+(`sockets_per_user`, `sockets_per_address`), its frames (size, rate, bad ones) and
+the answers remembered for it (`ActionMemory`). No frame, however hostile, and no
+outage of the database or Redis, closes a socket with 1011: each command gets its
+one answer.
+
+The frames' encoding and the outbox are in gateway/frames.py, the answers remembered
+in gateway/actions.py; this module is the connection and its commands.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
-from collections import OrderedDict
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 import orjson
+import redis.exceptions
+import sqlalchemy.exc
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
+from ..bus import BusError
 from ..settings import Settings
-from ..store import UserRow
+from ..store import UserRow, VersionConflict
 from ..tables.manager import TableManager
 from ..tables.state import TableError
+from .actions import ActionMemory
+from .connections import ABORT_KEY, Connections
+from .frames import Outbox, encode
 from .protocol import COMMAND
-from .security import SESSION_COOKIE, user_from_token
+from .security import SESSION_COOKIE, token_hash, user_from_token
 
-__all__ = ["ActionMemory", "router"]
+__all__ = ["INFRASTRUCTURE_ERRORS", "TOO_SLOW", "router"]
 
 log = logging.getLogger("cirulla.socket")
 router = APIRouter()
 
-POLICY_VIOLATION = 1008
-OUTBOX_LIMIT = 5000  # frames waiting for a client that does not read: it is cut off
+POLICY_VIOLATION: Final = 1008
+TRY_AGAIN_LATER: Final = 1013
+INTERNAL_ERROR: Final = 1011
+#: Close code of a client that does not read its frames as fast as they come.
+TOO_SLOW: Final = 4001
+#: Seconds a closing socket may take to send its close frame; then it is dropped.
+CLOSE_SECONDS: Final = 10.0
+
+#: Failures of what the server stands on (database, disk, Redis, another node): the
+#: command is answered `unavailable`, nothing was applied, and it may be sent again.
+INFRASTRUCTURE_ERRORS: Final[tuple[type[BaseException], ...]] = (
+    OSError,  # a full or read-only disk, a refused connection, a timeout
+    sqlalchemy.exc.DBAPIError,  # the drivers' errors (asyncpg, sqlite3), wrapped
+    sqlalchemy.exc.TimeoutError,  # no connection free in the pool
+    sqlalchemy.exc.DisconnectionError,
+    redis.exceptions.RedisError,
+    BusError,
+    VersionConflict,  # the stored log moved on: the table must be read again
+)
+
+UNAVAILABLE_MESSAGE: Final = (
+    "the server cannot reach its storage just now: nothing was done, send it again in a few seconds"
+)
 
 
-def _encode(frame: dict[str, Any]) -> str:
-    """JSON text of a frame; orjson, since encoding views is much of a busy server's work."""
-    return orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS).decode()
+# ---- logging without flooding the log -------------------------------------------------------
+_last_logged: dict[str, float] = {}
 
 
-class ActionMemory:
-    """The answer to each recent action id, per user, so a repeated command is
-    answered again and never applied twice (even from a new connection)."""
-
-    def __init__(self, per_user: int = 256) -> None:
-        self.per_user = per_user
-        self._answers: dict[str, OrderedDict[str, dict[str, Any]]] = {}
-
-    def get(self, user: str, action: str) -> dict[str, Any] | None:
-        return self._answers.get(user, OrderedDict()).get(action)
-
-    def put(self, user: str, action: str, answer: dict[str, Any]) -> None:
-        answers = self._answers.setdefault(user, OrderedDict())
-        answers[action] = answer
-        while len(answers) > self.per_user:
-            answers.popitem(last=False)
+def _log_seldom(key: str, every: float = 60.0) -> bool:
+    """True at most once every `every` seconds per key: what one client can make the
+    server log again and again is logged once a minute."""
+    now = time.monotonic()
+    if now - _last_logged.get(key, -every) < every:
+        return False
+    if len(_last_logged) > 1000:
+        _last_logged.clear()
+    _last_logged[key] = now
+    return True
 
 
+def _short(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:200] if lines else ''}"
+
+
+def log_outage(what: str, exc: BaseException) -> None:
+    """A failing database or Redis, in one line and at most once a minute per kind."""
+    if _log_seldom(f"outage:{type(exc).__name__}"):
+        log.warning("%s: unavailable (%s)", what, _short(exc))
+
+
+# ---- the handshake --------------------------------------------------------------------------
 def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> bool:
     """Browsers always send Origin: it must be this server or an allowed origin.
     A client with no Origin is not a browser, so no other site can drive it."""
@@ -86,6 +126,7 @@ class _Bucket:
         return True
 
 
+# ---- one socket -----------------------------------------------------------------------------
 class Connection:
     """One client's socket: its outbox, the tables it watches, its limits."""
 
@@ -96,6 +137,9 @@ class Connection:
         settings: Settings,
         tables: TableManager,
         memory: ActionMemory,
+        *,
+        session: str = "",
+        address: str = "unknown",
     ) -> None:
         self.ws = ws
         self.account = user
@@ -103,45 +147,91 @@ class Connection:
         self.settings = settings
         self.tables = tables
         self.memory = memory
+        self._session = session
+        self._address = address
         self.watching: set[str] = set()
         self.seen: dict[str, int] = {}  # table -> the last version sent (to rejoin from)
-        self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._outbox = Outbox(settings.outbox_bytes)
+        self._stop = asyncio.Event()
+        self._sender: asyncio.Task[None] | None = None
+        self._closer: asyncio.Task[None] | None = None
         self.bucket = _Bucket(settings.flood_per_second, settings.flood_burst)
         self.bad_frames = 0
+        #: Set when the socket is closing (the close code), or gone (the peer left).
         self.closing: int | None = None
+
+    # the registry's Socket protocol
+    @property
+    def user_id(self) -> str:
+        return self.account.id
+
+    @property
+    def address(self) -> str:
+        return self._address
+
+    @property
+    def session(self) -> str:
+        return self._session
 
     # Subscriber
     def deliver(self, frame: dict[str, Any]) -> None:
         if self.closing is not None:
             return
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
-            self.closing = POLICY_VIOLATION
-            self.outbox.put_nowait(None)
+        try:
+            text, size = encode(frame)
+        except orjson.JSONEncodeError:  # a bug: say so and cut the client off rather than go quiet
+            log.exception("cannot encode a %s frame for %s", frame.get("type"), self.account.name)
+            self.end(INTERNAL_ERROR, "internal error")
+            return
+        if not self._outbox.fits(size):
+            log.info(
+                "closing socket of %s: %d bytes wait for it (CIRULLA_OUTBOX_BYTES %d)",
+                self.account.name,
+                self._outbox.queued,
+                self.settings.outbox_bytes,
+            )
+            self.end(TOO_SLOW, "too slow: connect again and join with since")
             return
         table, version = frame.get("table"), frame.get("version")
         if table is not None and version is not None:
             self.seen[table] = version
-        self.outbox.put_nowait(frame)
+        self._outbox.put(text, size)
 
-    async def sender(self) -> None:
-        while True:
-            frame = await self.outbox.get()
-            if frame is None:
-                return
-            try:
-                text = _encode(frame)
-            except TypeError:  # a bug: say so and cut the client off rather than go quiet
-                log.exception(
-                    "cannot encode a %s frame for %s", frame.get("type"), self.account.name
-                )
-                self.closing = 1011
-                with contextlib.suppress(Exception):
-                    await self.ws.close(code=1011)
-                return
-            await self.ws.send_text(text)
+    def end(self, code: int, reason: str, *, flush: bool = False) -> None:
+        """Close the socket with `code`; what is queued is sent first only if `flush`.
+        The socket is gone within CLOSE_SECONDS even if the client never reads."""
+        if self.closing is not None:
+            return
+        self.closing = code
+        if not flush:
+            self._outbox.drop()
+        self._closer = asyncio.create_task(self._close(code, reason, flush))
+
+    async def _close(self, code: int, reason: str, flush: bool) -> None:
+        sender = self._sender
+        try:
+            async with asyncio.timeout(CLOSE_SECONDS):
+                if sender is not None:
+                    if flush:
+                        self._outbox.wake()  # it sends what is left, then stops
+                    else:
+                        sender.cancel()
+                    await asyncio.wait({sender})
+                await self.ws.close(code=code, reason=reason)
+        except TimeoutError:  # it reads nothing: drop the connection, and what waits for it
+            self._outbox.drop()
+            if sender is not None:
+                sender.cancel()
+            _abort(self.ws)
+        except Exception:  # the peer is gone already
+            pass
+        finally:
+            self._stop.set()
 
     async def run(self) -> None:
-        sender = asyncio.create_task(self.sender())
+        self._sender = asyncio.create_task(self._outbox.send(self.ws, self._closing))
+        stopped = asyncio.create_task(self._stop.wait())
+        self.memory.opened(self.account.id)
         self.tables.attach(self)
         self.deliver(
             {
@@ -152,34 +242,36 @@ class Connection:
         )
         try:
             while self.closing is None:
-                message = await self.ws.receive()
+                receive = asyncio.ensure_future(self.ws.receive())
+                await asyncio.wait({receive, stopped}, return_when=asyncio.FIRST_COMPLETED)
+                if not receive.done():
+                    receive.cancel()
+                    break
+                message = receive.result()
                 if message["type"] == "websocket.disconnect":
                     break
-                text = message.get("text")
-                if text is None:
-                    raw = message.get("bytes") or b""
-                    size = len(raw)
-                    try:
-                        text = raw.decode()
-                    except UnicodeDecodeError:
-                        text = None
-                else:
-                    size = len(text.encode())
-                await self.handle(text, size)
-        except WebSocketDisconnect:
-            pass
+                data: str | bytes = message.get("text") or message.get("bytes") or b""
+                size = len(data.encode()) if isinstance(data, str) else len(data)
+                await self.handle(data, size)
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass  # the peer is gone
         finally:
+            stopped.cancel()
             self.tables.detach(self)
-            if self.closing is not None:
-                self.outbox.put_nowait(None)
+            self.memory.closed(self.account.id)
+            if self.closing is None:  # the peer left: nothing more to send
+                self.closing = 1000
+                self._outbox.drop()
+                self._sender.cancel()
+            if self._closer is not None:
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(sender, 2.0)
-                with contextlib.suppress(Exception):
-                    await self.ws.close(code=self.closing)
-            sender.cancel()
+                    await self._closer
+
+    def _closing(self) -> bool:
+        return self.closing is not None
 
     # ---- one frame ------------------------------------------------------------------
-    def _bad(self, action: Any, code: str, message: str) -> None:
+    def _bad(self, action: str | None, code: str, message: str) -> None:
         self.bad_frames += 1
         self.deliver({"type": "error", "action": action, "code": code, "message": message})
         if self.bad_frames > self.settings.bad_frames_allowed:
@@ -188,10 +280,10 @@ class Connection:
     def _cut(self, reason: str) -> None:
         log.info("closing socket of %s: %s", self.account.name, reason)
         self.deliver({"type": "error", "action": None, "code": "disconnected", "message": reason})
-        self.closing = POLICY_VIOLATION
-        self.outbox.put_nowait(None)
+        self.end(POLICY_VIOLATION, reason, flush=True)
 
-    async def handle(self, text: str | None, size: int) -> None:
+    async def handle(self, data: str | bytes, size: int) -> None:
+        """One frame in, exactly one answer out; no exception escapes."""
         if not self.bucket.take():
             self._cut("too many commands: slow down")
             return
@@ -203,21 +295,23 @@ class Connection:
             )
             return
         try:
-            raw = json.loads(text) if text is not None else None
-        except json.JSONDecodeError as exc:
+            # orjson refuses what would hurt later: lone surrogates, invalid UTF-8,
+            # nesting over 1024 deep; a huge integer becomes a float (a bad_command).
+            raw = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
             self._bad(None, "bad_json", f"the frame is not JSON: {exc.msg} at character {exc.pos}")
             return
         action = raw.get("action") if isinstance(raw, dict) else None
+        echo = action if isinstance(action, str) and 0 < len(action) <= 64 else None
         try:
             cmd = COMMAND.validate_python(raw)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "frame"
-            self._bad(
-                action if isinstance(action, str) else None,
-                "bad_command",
-                f"{where}: {first['msg']}",
-            )
+            first = exc.errors(include_url=False, include_input=False)[0]
+            where = ".".join(str(p) for p in first["loc"])[:80] or "frame"
+            self._bad(echo, "bad_command", f"{where}: {first['msg']}"[:250])
+            return
+        except (ValueError, TypeError, RecursionError):  # pydantic's own limits
+            self._bad(echo, "bad_command", "the frame is not a command")
             return
         if cmd.type == "ping":
             self.deliver({"type": "pong", "action": cmd.action, "time": int(time.time() * 1000)})
@@ -236,16 +330,49 @@ class Connection:
                 "code": exc.code,
                 "message": exc.message,
             }
+            if exc.code == "unavailable":  # not remembered: it may be sent again
+                self.deliver(answer)
+                return
             if exc.code == "stale":
                 self.memory.put(self.account.id, cmd.action, answer)
                 self.deliver(answer)
                 await self._resync(cmd.table)
                 return
+        except INFRASTRUCTURE_ERRORS as exc:
+            # Not remembered: the same action may be sent again and applied once the
+            # storage is back (a table applies a command only after storing it).
+            log_outage(f"{cmd.type} of {self.account.name}", exc)
+            self.deliver(
+                {
+                    "type": "error",
+                    "action": cmd.action,
+                    "code": "unavailable",
+                    "message": UNAVAILABLE_MESSAGE,
+                }
+            )
+            return
+        except Exception:  # a bug: the client still gets its answer and keeps its socket
+            if _log_seldom(f"bug:{cmd.type}"):
+                log.exception("%s of %s failed", cmd.type, self.account.name)
+            self.deliver(
+                {
+                    "type": "error",
+                    "action": cmd.action,
+                    "code": "internal_error",
+                    "message": "the server failed on this command: nothing was done",
+                }
+            )
+            return
         self.memory.put(self.account.id, cmd.action, answer)
         self.deliver(answer)
 
     async def _resync(self, table_id: str) -> None:
-        await (await self.tables.route(table_id)).resync(self)
+        try:
+            await (await self.tables.route(table_id)).resync(self)
+        except TableError:
+            pass  # the table went away meanwhile: the client's next join says so
+        except INFRASTRUCTURE_ERRORS as exc:
+            log_outage(f"resync of {self.account.name}", exc)
 
     async def dispatch(self, cmd: Any) -> int | None:
         kind = cmd.type
@@ -295,16 +422,55 @@ class Connection:
         raise TableError("bad_command", f"unknown command {kind!r}")  # pragma: no cover
 
 
+def _abort(ws: WebSocket) -> None:
+    """Drop the TCP connection of a client that reads nothing (see DropConnection)."""
+    abort = ws.scope.get(ABORT_KEY)
+    if callable(abort):
+        abort()
+
+
 @router.websocket("/ws")
 async def socket(ws: WebSocket) -> None:
     app = ws.app
     settings: Settings = app.state.settings
+    registry: Connections = app.state.connections
     if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), settings):
         await ws.close(code=POLICY_VIOLATION, reason="origin not allowed")
         return
-    user = await user_from_token(app.state.store, ws.cookies.get(SESSION_COOKIE))
-    if user is None:
+    token = ws.cookies.get(SESSION_COOKIE)
+    try:
+        user = await user_from_token(app.state.store, token)
+    except INFRASTRUCTURE_ERRORS as exc:
+        log_outage("a socket's session", exc)
+        # Accepted only to be closed with a code the browser sees (a refused handshake
+        # is just a failed connection to it): try again later.
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+            await ws.accept()
+            await ws.close(code=TRY_AGAIN_LATER, reason="unavailable: try again in a few seconds")
+        return
+    if user is None or token is None:
         await ws.close(code=POLICY_VIOLATION, reason="not logged in")
         return
-    await ws.accept()
-    await Connection(ws, user, settings, app.state.tables, app.state.actions).run()
+    address = ws.client.host if ws.client is not None else "unknown"
+    refusal = registry.refusal(user.id, address)
+    if refusal is not None:
+        log.info("refusing a socket of %s from %s: %s", user.name, address, refusal)
+        await ws.close(code=POLICY_VIOLATION, reason=refusal[:120])  # HTTP 403
+        return
+    conn = Connection(
+        ws,
+        user,
+        settings,
+        app.state.tables,
+        app.state.actions,
+        session=token_hash(token),
+        address=address,
+    )
+    registry.add(conn, app.state.store.session_user)  # counted before the first await
+    try:
+        await ws.accept()
+        await conn.run()
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass  # gone during the handshake
+    finally:
+        registry.remove(conn)

@@ -13,7 +13,7 @@ __all__ = ["PAGES", "install_web"]
 WEB = Path(__file__).resolve().parent.parent / "web"
 
 #: Paths the client routes itself (history API): the server answers each with index.html.
-PAGES = ("/", "/login", "/register", "/lobby", "/profile", "/history")
+PAGES = ("/", "/login", "/register", "/lobby", "/profile", "/history", "/tournaments")
 
 
 def install_web(app: FastAPI) -> None:
@@ -27,5 +27,6 @@ def install_web(app: FastAPI) -> None:
         router.add_api_route(path, index, methods=["GET"])
     router.add_api_route("/table/{table_id}", index, methods=["GET"])
     router.add_api_route("/replay/{table_id}", index, methods=["GET"])
+    router.add_api_route("/tournament/{tournament_id}", index, methods=["GET"])
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=WEB), name="static")

@@ -35,6 +35,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    or_,
     select,
     text,
     update,
@@ -409,13 +410,28 @@ class Store:
         self._pending: list[tuple[_Append, asyncio.Future[None]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self.dialect: Final = engine.dialect.name
+        from .tournaments import TournamentStore
+
+        #: Tournaments and their logs (store/tournaments.py).
+        self.tournaments: Final = TournamentStore(self)
 
     @classmethod
-    async def open(cls, url: str, *, schema: str | None = None) -> Store:
+    async def open(
+        cls,
+        url: str,
+        *,
+        schema: str | None = None,
+        pool_size: int = 10,
+        pool_overflow: int = 20,
+        pool_timeout: float = 3.0,
+    ) -> Store:
         """Connect and bring the schema to the newest Alembic revision.
 
         `schema` (PostgreSQL only) sets the search_path, so that tests can use a
-        throwaway schema; it must exist already.
+        throwaway schema; it must exist already. The pool (PostgreSQL) keeps
+        `pool_size` connections, opens up to `pool_overflow` more under load, and a
+        caller that waits `pool_timeout` seconds for one gets sqlalchemy's
+        TimeoutError, which the gateway answers 503 rather than keeping it waiting.
         """
         sa_url = make_url(url)
         backend = sa_url.get_backend_name()
@@ -434,6 +450,9 @@ class Store:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
         else:
             kwargs["pool_pre_ping"] = True
+            kwargs["pool_size"] = pool_size
+            kwargs["max_overflow"] = pool_overflow
+            kwargs["pool_timeout"] = pool_timeout
         engine = create_async_engine(sa_url, json_serializer=_json_text, **kwargs)
         appender = None
         if backend == "sqlite":
@@ -466,6 +485,12 @@ class Store:
             self._appender.dispose()
         if self._batch is not None:
             self._batch.close()
+
+    async def ping(self) -> None:
+        """Raise unless the database answers `SELECT 1` (for /api/health; the caller
+        bounds the wait)."""
+        async with self._engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
 
     async def _write_sync(self, body: Callable[..., None], *args: Any) -> None:
         """Run `body(connection, *args)` as one write transaction (see `_appender`)."""
@@ -866,6 +891,18 @@ class Store:
                 select(*_TABLE_COLUMNS)
                 .where(tables.c.status.in_(LIVE_STATUSES))
                 .order_by(tables.c.created_at, tables.c.id)
+            )
+            return [_table(r) for r in rows]
+
+    async def live_tables_of(self, user_id: str) -> list[TableRow]:
+        """Tables open or in play that `user_id` made or sits at (the limits per account)."""
+        seated = select(seats_t.c.table_id).where(seats_t.c.user_id == user_id)
+        async with self._read() as conn:
+            rows = await conn.execute(
+                select(*_TABLE_COLUMNS).where(
+                    tables.c.status.in_(LIVE_STATUSES),
+                    or_(tables.c.owner == user_id, tables.c.id.in_(seated)),
+                )
             )
             return [_table(r) for r in rows]
 

@@ -35,6 +35,8 @@ __all__ = [
     "Table",
     "TableEvent",
     "TableSecret",
+    "TournamentEventModel",
+    "TournamentModel",
     "User",
     "UtcDateTime",
 ]
@@ -205,3 +207,43 @@ class RecordPlayerModel(Base):
     won: Mapped[bool | None] = mapped_column(Boolean)
     #: The record's finish time again, so one index serves "my partite, newest first".
     finished_at: Mapped[datetime]
+
+
+class TournamentModel(Base):
+    """A tournament: what the lobby lists of it, and the version of its event log
+    (competition/director.py folds the log; the row is only its latest summary)."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    format: Mapped[str] = mapped_column(String(16))
+    config: Mapped[dict[str, Any]]
+    organiser: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    private: Mapped[bool] = mapped_column(Boolean)
+    invite_hash: Mapped[str | None] = mapped_column(String(128))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    starts_at: Mapped[datetime | None]
+    #: The summary the list shows (GET /api/tournaments), written with every append.
+    summary: Mapped[dict[str, Any]]
+    version: Mapped[int] = mapped_column(Integer)
+    #: The hash of the log's last record: an append must link to it (one compare-and-set).
+    last_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime] = mapped_column(index=True)
+
+
+class TournamentEventModel(Base):
+    """One record of a tournament's hash-chained log (`cirulla.eventlog.LogRecord`)."""
+
+    __tablename__ = "tournament_events"
+
+    tournament_id: Mapped[str] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    type: Mapped[str] = mapped_column(String(32))
+    data: Mapped[dict[str, Any]]
+    at: Mapped[int] = mapped_column(BigInteger)
+    prev: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))

@@ -14,14 +14,17 @@ import logging
 import secrets as _secrets
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..bots import Bot
 from ..eventlog import LogRecord
 from ..game import derived_seed
 from ..shuffle import SHUFFLE_VERSION
+from ..store.db import VersionConflict
 from .patches import view_changes
 from .state import Seat, TableError, TableState, commitment
+
+if TYPE_CHECKING:
+    from .botpool import BotPool
 
 __all__ = ["Subscriber", "TableActor", "TableStore", "now_ms"]
 
@@ -58,6 +61,10 @@ class TableStore(Protocol):
 
     async def save_record(self, table_id: str, record: dict[str, Any], players: Any) -> None: ...
 
+    async def load_log(self, table_id: str) -> list[LogRecord]: ...
+
+    async def load_secrets(self, table_id: str) -> dict[int, int]: ...
+
 
 class TableActor:
     """Owns one table's state; see the module docstring."""
@@ -74,6 +81,7 @@ class TableActor:
         on_change: Callable[[TableActor, list[LogRecord]], None] | None = None,
         seat_rows: Callable[[TableState], Any] | None = None,
         players_of: Callable[[TableState], Any] | None = None,
+        bots: BotPool | None = None,
     ) -> None:
         self.state = state
         self.records = records
@@ -92,7 +100,7 @@ class TableActor:
         self._bases_version: int | None = None
         self._seen: dict[Subscriber, tuple[int | None, int]] = {}
         self._lock = asyncio.Lock()
-        self._bots: dict[int, Bot] = {}
+        self.bots = bots  # worker processes for the search bots (None: a thread here)
         self._timer: asyncio.Task[None] | None = None
         self._turn_started = now_ms()  # when the seat to move began (restarted on restore)
         self._closed = False
@@ -335,8 +343,12 @@ class TableActor:
             seated = any(r.type in ("sat", "stood") for r in new)
             seats = self._seat_rows(st) if seated and self._seat_rows is not None else None
             await self.store.append(st.id, new, status=status, seats=seats, secrets=secrets)
-        except BaseException:
+        except BaseException as exc:
             self._rollback()
+            if isinstance(exc, VersionConflict) and await self._reload():
+                raise TableError(
+                    "stale", f"the table is at version {self.state.version}: resyncing"
+                ) from None
             raise
         self.records.extend(new)
         for rec in new if log.isEnabledFor(logging.INFO) else ():
@@ -428,6 +440,41 @@ class TableActor:
             if s is not None:
                 s.auto_declare = on
 
+    async def _reload(self) -> bool:
+        """The stored log is ahead of this actor: a write whose answer was lost had in
+        fact committed (a connection dropped during COMMIT), or another node wrote.
+        Fold what was stored and send it on, so that the table is not stuck refusing
+        every write; True if the log moved on. The command being written was checked
+        against the old state, so the caller refuses it as stale."""
+        try:
+            stored = await self.store.load_log(self.id)
+            secrets = await self.store.load_secrets(self.id)
+        except Exception as exc:  # still down: the next write tries again
+            log.warning("table %s: cannot read its log again: %s", self.id, exc)
+            return False
+        mine = len(self.records)
+        if len(stored) <= mine or stored[mine - 1].hash != self.records[-1].hash:
+            if len(stored) > mine:
+                log.error("table %s: the stored log has forked from this actor's", self.id)
+            return False
+        new = stored[mine:]
+        before = (self.state.to_move, self.state.deals_started)
+        auto = {i: s.auto_declare for i, s in enumerate(self.state.seats) if s is not None}
+        self.state = TableState.from_log(self.id, stored, {**self.state.secrets, **secrets})
+        for i, on in auto.items():
+            seat = self.state.seats[i]
+            if seat is not None and seat.user is not None:
+                seat.auto_declare = on
+        self.records = stored
+        log.warning("table %s: read %d stored records it had not applied", self.id, len(new))
+        if (self.state.to_move, self.state.deals_started) != before:
+            self._turn_started = now_ms()
+        self._broadcast(new)
+        self._schedule()
+        if self.on_change is not None:
+            self.on_change(self, new)
+        return True
+
     async def save_record(self) -> None:
         st = self.state
         assert st.game is not None
@@ -505,12 +552,18 @@ class TableActor:
         assert seat is not None and st.game is not None
         who = st.seats[seat]
         assert who is not None and who.bot is not None
-        bot = self._bots.get(seat)
-        if bot is None:
-            seed = derived_seed(int(st.id.encode().hex(), 16) % (1 << 63), "bot", seat)
-            bot = self._bots[seat] = st.kind.bot(who.bot, seed)
+        # a bot is made for each move, from a seed of the table, the seat and the version:
+        # its moves do not depend on where the ones before it were played (tables/botpool.py)
+        seed = derived_seed(int(st.id.encode().hex(), 16) % (1 << 63), "bot", seat)
+        seed = derived_seed(seed, "move", st.version)
         view = st.game.deal.view(seat)  # a bot sees a seat's view, nothing more
-        move = await asyncio.to_thread(st.kind.bot_move, bot, view)
+        kind = st.kind
+        if not kind.searches(who.bot):  # well under a millisecond: here, in the event loop
+            move = kind.bot_move(kind.bot(who.bot, seed), view)
+        elif self.bots is not None:  # a search holds the GIL: in a worker process
+            move = await self.bots.move(kind.name, who.bot, seed, view)
+        else:
+            move = await asyncio.to_thread(kind.bot_move, kind.bot(who.bot, seed), view)
         data = {"deal": st.deals_started - 1, "seat": seat, "move": move, "by": "bot"}
         await self._commit([("move", {**data, "clock": None})])
 

@@ -3,12 +3,20 @@
 Each table has one owner at a time, the node holding its Redis lease, and only the
 owner's actor changes it. A client's socket may be on any node: a node that does not
 own a table relays the client's commands to the owner and the owner's frames back
-(`RemoteTable`, `RemoteSubscriber`), in order. When an owner dies its leases run out;
-the next node that needs the table (one whose clients watch it, or the sweep for
-orphans) claims it, rebuilds it from the shared log, and joins its watchers again from
-the last version each saw, so that nobody misses an event. The store's compare-and-set
-on versions keeps a node that lost a lease without knowing it from writing over the
-new owner.
+(`RemoteTable`, `RemoteSubscriber`, in tables/relay.py), in order. When an owner dies
+its leases run out; the next node that needs the table (one whose clients watch it, or
+the sweep for orphans) claims it, rebuilds it from the shared log, and joins its
+watchers again from the last version each saw, so that nobody misses an event. The
+store's compare-and-set on versions keeps a node that lost a lease without knowing it
+from writing over the new owner.
+
+Redis can fail too. While it is down, relayed commands get `unavailable` at once and
+every loop here goes on trying. When it comes back, or comes back empty (every lease
+forgotten), each node claims back the leases of the tables it plays, checking in the
+store that nobody wrote to them meanwhile, and for a lease period after any Redis
+trouble no node takes over a table it does not play (`_recovering`), so the owners get
+there first and nothing is rebuilt needlessly. Messages lost in the outage are made
+good by joining the watchers again from the last version each saw.
 """
 
 from __future__ import annotations
@@ -18,17 +26,19 @@ import contextlib
 import itertools
 import logging
 import secrets as _secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..bus import RedisBus
+from ..bus import BusError, RedisBus
 from .actor import Subscriber, TableActor
+from .relay import RemoteSubscriber, RemoteTable
 from .state import TableError
 
 if TYPE_CHECKING:
     from .manager import TableManager
 
-__all__ = ["Cluster", "RemoteSubscriber", "RemoteTable", "Watcher"]
+__all__ = ["Cluster", "Watcher"]
 
 log = logging.getLogger("cirulla.cluster")
 
@@ -46,77 +56,6 @@ class Watcher(Subscriber, Protocol):
 
     watching: set[str]
     seen: dict[str, int]
-
-
-class RemoteSubscriber:
-    """A client on another node, as the owner's actor sees it: its frames go to that node."""
-
-    __slots__ = ("bus", "conn", "node", "user")
-
-    def __init__(self, bus: RedisBus, node: str, conn: str, user: str | None) -> None:
-        self.bus = bus
-        self.node = node
-        self.conn = conn
-        self.user = user
-
-    def deliver(self, frame: dict[str, Any]) -> None:
-        self.bus.send(self.node, {"kind": "frame", "conn": self.conn, "frame": frame})
-
-
-class RemoteTable:
-    """A table owned by another node: the calls of a local actor, made there."""
-
-    def __init__(self, cluster: Cluster, owner: str, table_id: str) -> None:
-        self.cluster = cluster
-        self.owner = owner
-        self.id = table_id
-
-    async def _call(self, op: str, sub: Subscriber | None, **args: Any) -> Any:
-        return await self.cluster.call(self.owner, self.id, op, sub, args)
-
-    async def join(self, sub: Subscriber, since: int | None) -> int:
-        version: int = await self._call("join", sub, since=since)
-        return version
-
-    async def resync(self, sub: Subscriber) -> None:
-        await self._call("resync", sub)
-
-    def unsubscribe(self, sub: Subscriber) -> None:
-        self.cluster.tell(self.owner, self.id, "unsubscribe", sub)
-
-    async def leave(self, sub: Subscriber) -> int:
-        version: int = await self._call("leave", sub)
-        return version
-
-    async def sit(
-        self, user: str, name: str, seat: int | None, auto_declare: bool, expected: int | None
-    ) -> int:
-        version: int = await self._call(
-            "sit", None, user=user, name=name, seat=seat, auto=auto_declare, expected=expected
-        )
-        return version
-
-    async def stand(self, user: str, expected: int | None = None) -> int:
-        version: int = await self._call("stand", None, user=user, expected=expected)
-        return version
-
-    async def play(self, user: str, notation: Any, expected: int | None = None) -> int:
-        version: int = await self._call("play", None, user=user, move=notation, expected=expected)
-        return version
-
-    async def abandon(self, user: str, expected: int | None = None) -> int:
-        version: int = await self._call("abandon", None, user=user, expected=expected)
-        return version
-
-    async def set_auto_declare(self, user: str, on: bool) -> None:
-        await self._call("set_auto_declare", None, user=user, on=on)
-
-    async def may_enter(self, user: str | None, invite: str | None) -> bool:
-        return bool(await self._call("may_enter", None, user=user, invite=invite))
-
-    async def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = await self._call("summary", None)
-        return out
 
 
 class Cluster:
@@ -139,10 +78,25 @@ class Cluster:
         self._lobby_refresh: asyncio.Task[None] | None = None
         self._checking = asyncio.Lock()  # one check of the routes at a time
         self._lobby_again = False
+        self._renewed_at = time.monotonic()  # when the last renewal that worked began
+        self._reset_seen = float("-inf")  # the bus's reset_at last acted upon
+        self._unpublished: set[str] = set()  # tables whose lobby entry Redis did not take
+        self._lobby_floor = 0  # after Redis lost the lobby: the least next version
+
+    @property
+    def grace(self) -> float:
+        """Seconds after Redis trouble in which only owners claim leases (one lease)."""
+        return self.bus.lease_ms / 1000
+
+    def _recovering(self) -> bool:
+        """Redis failed, or lost its data, less than a lease ago: the leases it forgot
+        are their owners' to claim back, not anyone's to take."""
+        since = max(self.bus.trouble_at, self.bus.reset_at)
+        return time.monotonic() < since + self.grace
 
     # ---- start and stop -----------------------------------------------------------------
     async def start(self) -> None:
-        await self.bus.start(self._on_message, self._on_lobby)
+        await self.bus.start(self._on_message, self._on_lobby, self._on_reconnect)
         await self.refresh_lobby()
         period = self.bus.lease_ms / 1000
         self._loops = [
@@ -155,9 +109,10 @@ class Cluster:
         """Stop, and give up this node's leases so another node takes its tables at once."""
         for task in [*self._loops, *self._tasks]:
             task.cancel()
-        for table_id in list(self.manager.tables):
-            with contextlib.suppress(Exception):
-                await self.bus.release(table_id)
+        with contextlib.suppress(Exception):  # (Redis down: the leases run out by themselves)
+            async with asyncio.timeout(2.0):
+                for table_id in list(self.manager.tables):
+                    await self.bus.release(table_id)
         await self.bus.close()
 
     async def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
@@ -167,7 +122,9 @@ class Cluster:
                 await job()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # Redis or the database hiccuped: try again next round
+            except BusError as exc:  # Redis is down: said once a round, tried again next
+                log.warning("cluster job %s: %s", getattr(job, "__name__", job), exc)
+            except Exception:  # the database hiccuped: try again next round
                 log.exception("cluster job %s failed", getattr(job, "__name__", job))
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
@@ -201,17 +158,25 @@ class Cluster:
     # ---- finding a table --------------------------------------------------------------
     async def route(self, table_id: str) -> TableActor | RemoteTable:
         """The local actor of `table_id`, or a handle on the node that owns it; a table
-        nobody owns is claimed and rebuilt here."""
-        for _ in range(3):
-            actor = self.manager.tables.get(table_id)
-            if actor is not None:
-                return actor
-            owner = (await self.bus.owners([table_id]))[table_id]
-            if owner is not None and owner != self.node:
-                self._routes[table_id] = owner
-                return RemoteTable(self, owner, table_id)
-            if await self.bus.claim(table_id):
-                return await self._adopt(table_id)
+        nobody owns is claimed and rebuilt here. Redis failing is `unavailable`."""
+        try:
+            for _ in range(3):
+                actor = self.manager.tables.get(table_id)
+                if actor is not None:
+                    return actor
+                owner = (await self.bus.owners([table_id]))[table_id]
+                if owner is not None and owner != self.node:
+                    self._routes[table_id] = owner
+                    return RemoteTable(self, owner, table_id)
+                if owner is None and self._recovering():
+                    break  # its owner may be claiming it back
+                if await self.bus.claim(table_id, wary=owner is None):
+                    return await self._adopt(table_id)
+        except BusError as exc:
+            log.warning("table %s: %s", table_id, exc)
+            raise TableError(
+                "unavailable", "the cluster's Redis does not answer: try again in a few seconds"
+            ) from exc
         raise TableError("unavailable", f"table {table_id} is moving between nodes: try again")
 
     async def _adopt(self, table_id: str) -> TableActor:
@@ -243,7 +208,10 @@ class Cluster:
 
     async def adopt_orphans(self) -> None:
         """Claim the live tables whose owner is gone, so their clocks and bots go on
-        even if none of their players comes back; drop lobby entries of dead tables."""
+        even if none of their players comes back; drop lobby entries of dead tables.
+        Not while Redis is recovering: the owners claim their tables back first."""
+        if self._recovering():
+            return
         _, entries = await self.bus.lobby()  # (first: a table made after this is live below)
         rows = await self.manager.store.live_tables()
         live = {r.id for r in rows}
@@ -253,7 +221,7 @@ class Cluster:
             for table_id in others:
                 if owners[table_id] is None and table_id not in self._adopting:
                     with contextlib.suppress(TableError):
-                        if await self.bus.claim(table_id):
+                        if await self.bus.claim(table_id, wary=True):
                             await self._adopt(table_id)
                             log.info("adopted table %s", table_id)
         dead = {e["id"]: None for e in entries if e["id"] not in live}
@@ -261,7 +229,16 @@ class Cluster:
             await self.bus.publish_lobby(dead)
 
     async def _renew(self) -> None:
-        lost = await self.bus.renew(list(self.manager.tables))
+        began = time.monotonic()
+        lost, missing = await self.bus.renew_leases(list(self.manager.tables))
+        # A lease nobody holds after Redis trouble (down, or back empty) is claimed
+        # back, if the table is as this node left it; one that just ran out in a quiet
+        # Redis means this node was too slow to renew it, and is let go.
+        troubled = max(self.bus.trouble_at, self.bus.reset_at) >= self._renewed_at
+        for table_id in sorted(missing):
+            if not (troubled and await self._claim_back(table_id)):
+                lost.add(table_id)
+        self._renewed_at = began
         for table_id in lost:
             actor = self.manager.tables.pop(table_id, None)
             if actor is not None:
@@ -271,6 +248,47 @@ class Cluster:
                 # this node gets the table back: their nodes must join them again.
                 for node in {s.node for s in actor.subscribers if isinstance(s, RemoteSubscriber)}:
                     self.bus.send(node, {"kind": "moved", "table": table_id})
+        await self._after_trouble()
+
+    async def _claim_back(self, table_id: str) -> bool:
+        """Hold again the lease of a table this node plays, lost with Redis' data or run
+        out while Redis was down: only if nobody took it and the store's log ends where
+        this node's actor does (else another node wrote to it meanwhile)."""
+        actor = self.manager.tables.get(table_id)
+        if actor is None or not await self.bus.claim(table_id):
+            return False
+        try:
+            row = await self.manager.store.get_table(table_id)
+            async with actor._lock:  # (not in the middle of a write)
+                same = row is not None and row.version == actor.state.version
+        except Exception:
+            log.exception("table %s: cannot compare with the store", table_id)
+            same = False
+        if same:
+            log.info("claimed back the lease of table %s after Redis trouble", table_id)
+            return True
+        log.warning("table %s changed elsewhere while its lease was gone: letting it go", table_id)
+        with contextlib.suppress(BusError):
+            await self.bus.release(table_id)
+        return False
+
+    async def _after_trouble(self) -> None:
+        """What Redis lost: the lobby (after a reset, republished past every version
+        seen), lobby entries not published, messages to other nodes (they are told, and
+        join their watchers again from the versions they saw)."""
+        if self.bus.reset_at > self._reset_seen:
+            self._reset_seen = self.bus.reset_at
+            self._lobby_floor = self.manager.lobby_version + 1000
+            self._unpublished.update(self.manager.tables)
+        if self._unpublished:
+            tables, self._unpublished = self._unpublished, set()
+            entries = {
+                t: self.manager.lobby_board.entry(t) for t in tables if t in self.manager.tables
+            }
+            await self._publish_lobby(entries)
+        lost, self.bus.lost_to = self.bus.lost_to, set()
+        for node in lost - {self.node}:
+            self.bus.send(node, {"kind": "lost", "from": self.node})
 
     async def _check_routes(self) -> None:
         """Join the watchers of a table that moved (or whose owner died) where it is now."""
@@ -299,13 +317,20 @@ class Cluster:
             log.info("table %s moved: joining its watchers again", table_id)
             self._routes[table_id] = handle.owner if isinstance(handle, RemoteTable) else self.node
             for watcher in [w for w in self.watchers if table_id in w.watching]:
-                with contextlib.suppress(TableError):
+                try:
                     await handle.join(watcher, watcher.seen.get(table_id))
+                except TableError as exc:
+                    if exc.code == "unavailable":  # (its node does not answer yet)
+                        self._routes[table_id] = MOVED  # the next check tries again
 
     # ---- calls between nodes ------------------------------------------------------------
     async def call(
         self, owner: str, table_id: str, op: str, sub: Subscriber | None, args: dict[str, Any]
     ) -> Any:
+        if not self.bus.connected:  # its answer could not reach us
+            raise TableError(
+                "unavailable", "this node has lost its link to the cluster: try again shortly"
+            )
         call_id = next(self._ids)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = future
@@ -348,7 +373,7 @@ class Cluster:
         kind = message.get("kind")
         if kind == "frame":
             sub = self._conns.get(message["conn"])
-            if sub is not None:
+            if sub is not None and not _seen_already(sub, message["frame"]):
                 sub.deliver(message["frame"])
         elif kind == "reply":
             future = self._pending.get(message["id"])
@@ -368,6 +393,8 @@ class Cluster:
         elif kind == "moved":
             self._routes[message["table"]] = MOVED
             self._spawn(self._check_routes())
+        elif kind == "lost":  # some of that node's frames to our watchers went missing
+            self._rejoin_remote(message["from"])
         elif kind == "gone":
             sub = self._remote_subs.pop((message["from"], message["conn"]), None)
             if sub is not None:
@@ -375,6 +402,18 @@ class Cluster:
                     actor.unsubscribe(sub)
         else:
             log.warning("unknown cluster message %r", kind)
+
+    def _on_reconnect(self) -> None:
+        """Our subscription was down: frames for our watchers may be lost."""
+        self._rejoin_remote(None)
+
+    def _rejoin_remote(self, owner: str | None) -> None:
+        """Join the watchers of tables played by `owner` (None: any other node) again
+        from the last version each saw; frames they already have are not sent twice."""
+        for table_id, joined in list(self._routes.items()):
+            if joined not in (self.node, MOVED) and owner in (None, joined):
+                self._routes[table_id] = MOVED
+        self._spawn(self._check_routes())
 
     def _remote_sub(self, message: dict[str, Any]) -> RemoteSubscriber:
         key = (message["from"], message["conn"])
@@ -446,6 +485,8 @@ class Cluster:
             self._lobby_again = False
             try:
                 await self.refresh_lobby()
+            except BusError as exc:  # (read again when the subscription is back)
+                log.warning("reading the shared lobby failed: %s", exc)
             except Exception:
                 log.exception("reading the shared lobby failed")
             if not self._lobby_again:
@@ -453,7 +494,30 @@ class Cluster:
 
     async def refresh_lobby(self) -> None:
         version, entries = await self.bus.lobby()
-        self.manager.shared_lobby(version, entries)
+        self.manager.lobby_board.shared(version, entries)
 
     def publish_lobby(self, entries: dict[str, dict[str, Any] | None]) -> None:
-        self._spawn(self.bus.publish_lobby(entries))
+        self._spawn(self._publish_lobby(entries))
+
+    async def _publish_lobby(self, entries: dict[str, dict[str, Any] | None]) -> None:
+        """Publish, or keep the tables for the next renewal to publish (as they are then)."""
+        if not entries:
+            return
+        try:
+            await self.bus.publish_lobby(entries, floor=self._lobby_floor)
+        except BusError as exc:
+            log.warning("lobby not published, tried again shortly: %s", exc)
+            self._unpublished.update(entries)
+        else:
+            self._lobby_floor = 0
+
+
+def _seen_already(sub: Subscriber, frame: dict[str, Any]) -> bool:
+    """An event a watcher was sent before (a join from its last version crossed frames
+    in flight): versions only go up, so one not past the last sent is a repeat."""
+    seen: dict[str, int] | None = getattr(sub, "seen", None)
+    if not seen or frame.get("type") != "event":
+        return False
+    last = seen.get(frame.get("table", ""))
+    version = frame.get("version")
+    return last is not None and isinstance(version, int) and version <= last

@@ -1,4 +1,8 @@
-"""Every table of this server: creating them, rebuilding them at start-up, the lobby list."""
+"""Every table of this server: creating them, rebuilding them at start-up, finding them.
+
+The lobby list (tables/lobby.py), the expiry of open tables (tables/expiry.py) and the
+limits per account (tables/limits.py) are the manager's too, each in its own module.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +10,25 @@ import asyncio
 import hashlib
 import logging
 import secrets as _secrets
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..eventlog import LogRecord
+from ..settings import Settings
 from ..shuffle import SHUFFLE_VERSION
 from ..store import RecordPlayer, SeatRow, Store, TableRow
 from .actor import Subscriber, TableActor, now_ms
 from .config import TableConfig
+from .expiry import Expiry
+from .limits import AccountLimits
+from .lobby import Lobby, table_summary
 from .state import TableError, TableState
 
 if TYPE_CHECKING:
-    from .cluster import Cluster, RemoteTable, Watcher
+    from .botpool import BotPool
+    from .cluster import Cluster, Watcher
+    from .relay import RemoteTable
 
 __all__ = ["TableManager", "invite_hash"]
 
@@ -25,12 +36,6 @@ log = logging.getLogger("cirulla.tables")
 
 #: How long a finished or closed table stays reachable for its clients.
 LINGER_SECONDS = 600.0
-
-#: The records that change what the lobby shows of a table: its seats, its status,
-#: its totals (after each smazzata). Moves do not, so they send no lobby update.
-LOBBY_RECORDS = frozenset(
-    {"created", "sat", "stood", "started", "revealed", "forfeit", "ended", "closed"}
-)
 
 
 def invite_hash(token: str) -> str:
@@ -73,23 +78,32 @@ class TableManager:
         grace: float = 1.0,
         deal_pause: float = 2.0,
         test_mode: bool = False,
+        settings: Settings | None = None,
+        bots: BotPool | None = None,
     ) -> None:
         self.store = store
+        self.bots = bots  # worker processes for the search bots (tables/botpool.py)
         self.bot_delay = bot_delay
         self.grace = grace
         self.deal_pause = deal_pause
         self.test_mode = test_mode
+        #: The limits per account and the open tables' expiry (the "limits" settings).
+        self.limits = settings if settings is not None else Settings()
         self.tables: dict[str, TableActor] = {}
         self.invites: dict[str, str | None] = {}  # table -> invite hash (private tables)
-        #: Each lobby subscriber with the last lobby version it was sent.
-        self.lobby_subscribers: dict[Subscriber, int] = {}
-        self.lobby_version = 0
-        self._lobby_pending = False
         self._reapers: set[asyncio.Task[None]] = set()
         #: Set by `cirulla serve --redis-url`: tables shared with other nodes.
         self.cluster: Cluster | None = None
-        self._lobby_dirty: set[str] = set()  # (cluster) tables whose lobby entry changed
-        self._lobby_shared: list[dict[str, Any]] = []  # (cluster) every node's entries
+        #: The lobby list and its subscribers (tables/lobby.py).
+        self.lobby_board = Lobby(self)
+        #: The sweep that closes expired open tables (tables/expiry.py).
+        self.expiry = Expiry(self)
+        #: Open tables and search-bot seats per account (tables/limits.py).
+        self.account_limits = AccountLimits(store, self.limits)
+        #: Who is told when a table ends (a tournament's director), by table id.
+        self._end_hooks: dict[str, Callable[[TableActor], None]] = {}
+        #: Each user's sockets on this node (tournament notices go to all of them).
+        self._user_subs: dict[str, set[Subscriber]] = {}
 
     def _actor(self, state: TableState, records: list[LogRecord]) -> TableActor:
         actor = TableActor(
@@ -102,6 +116,7 @@ class TableManager:
             on_change=self._changed,
             seat_rows=_seat_rows,
             players_of=_players_of,
+            bots=self.bots,
         )
         self.tables[state.id] = actor
         return actor
@@ -119,7 +134,30 @@ class TableManager:
         dealer: int | None = None,
     ) -> tuple[TableActor, str | None]:
         """A new table with its bots seated and its creator at `seat` (the first free one
-        if None); returns the actor and, for a private table, the invite token."""
+        if None); returns the actor and, for a private table, the invite token. The
+        account's limits are checked first (one creation at a time per account here)."""
+        async with self.account_limits.creating(owner, config):
+            return await self._create(
+                owner,
+                owner_name,
+                config,
+                seat=seat,
+                auto_declare=auto_declare,
+                decks=decks,
+                dealer=dealer,
+            )
+
+    async def _create(
+        self,
+        owner: str,
+        owner_name: str,
+        config: TableConfig,
+        *,
+        seat: int | None,
+        auto_declare: bool,
+        decks: list[list[str]] | None,
+        dealer: int | None,
+    ) -> tuple[TableActor, str | None]:
         if (decks is not None or dealer is not None) and not self.test_mode:
             raise TableError("test_mode_only", "stacked decks are only for a server in test mode")
         if seat is not None and (seat in config.bots or not 0 <= seat < config.players):
@@ -152,6 +190,7 @@ class TableManager:
         )
         self.invites[table_id] = invite_hash(token) if token else None
         actor = self._actor(state, [first])
+        self.expiry.created(table_id)  # made over HTTP: nobody watches it yet
         async with actor._lock:
             steps: list[tuple[str, dict[str, Any]]] = [
                 (
@@ -183,6 +222,80 @@ class TableManager:
             await actor._commit(steps)
         return actor, token
 
+    async def create_seated(
+        self,
+        table_id: str,
+        config: TableConfig,
+        seats: list[dict[str, Any]],
+        *,
+        tournament: dict[str, Any],
+        dealer: int | None = None,
+        decks: list[list[str]] | None = None,
+    ) -> TableActor | None:
+        """A table made with every seat taken (`seats`: the "sat" data of seats 0, 1, ...,
+        people by user id, bots by level), so it starts at once; for tournaments. The id
+        is chosen by the caller beforehand (it is in the tournament's log), so asking
+        again after a crash makes nothing: it returns the table if it is played here,
+        None if it exists but not here (ended and put away, or on another node)."""
+        actor = self.tables.get(table_id)
+        if actor is not None:
+            # made, but a crash came before its seats were taken: take them now
+            async with actor._lock:
+                st = actor.state
+                if st.status == "open":
+                    missing = [s for s in seats if st.seats[s["seat"]] is None]
+                    await actor._commit([("sat", s) for s in missing])
+            return actor
+        if await self.store.get_table(table_id) is not None:
+            return None
+        if self.cluster is not None and not await self.cluster.bus.claim(table_id):
+            raise TableError("unavailable", f"table {table_id}: another node holds its lease")
+        data: dict[str, Any] = {
+            "config": config.model_dump(mode="json"),
+            "owner": None,
+            "shuffle": SHUFFLE_VERSION,
+            "tournament": tournament,
+        }
+        if dealer is not None:
+            data["dealer"] = dealer
+        if decks is not None:  # a tournament made in test mode (gateway/tournaments.py)
+            if not self.test_mode:
+                raise TableError("test_mode_only", "stacked decks are only for test mode")
+            data["decks"] = decks
+        first = LogRecord.first("created", data, now_ms())
+        state = TableState.from_log(table_id, [first])
+        # private with an invite nobody holds: the seated players enter, nobody else
+        hashed = invite_hash(_secrets.token_urlsafe(16))
+        await self.store.create_table(
+            table_id,
+            game=config.preset,
+            config=config.model_dump(mode="json"),
+            private=True,
+            invite_hash=hashed,
+            owner=None,
+            first=first,
+        )
+        self.invites[table_id] = hashed
+        actor = self._actor(state, [first])
+        async with actor._lock:
+            await actor._commit([("sat", seat) for seat in seats])
+        return actor
+
+    def on_end(self, table_id: str, hook: Callable[[TableActor], None]) -> None:
+        """Call `hook(actor)` once the table's partita ends here (or at once if it has)."""
+        actor = self.tables.get(table_id)
+        if actor is not None and actor.state.status in ("finished", "closed"):
+            hook(actor)
+            return
+        self._end_hooks[table_id] = hook
+
+    def notify_user(self, user_id: str, frame: dict[str, Any]) -> int:
+        """Send `frame` to every socket of `user_id` on this node; how many got it."""
+        subs = list(self._user_subs.get(user_id, ()))
+        for sub in subs:
+            sub.deliver(frame)
+        return len(subs)
+
     async def restore(self) -> int:
         """Rebuild every table that was open or in play when the server stopped, and
         those that ended less than LINGER_SECONDS ago (their clients may come back for
@@ -201,6 +314,7 @@ class TableManager:
             restored += 1
             if row.status in ("open", "playing"):
                 await actor.catch_up()
+                self.expiry.watch_from_log(actor)
                 continue
             if row.status == "finished" and row.id in {u.id for u in unrecorded}:
                 await actor.save_record()
@@ -211,6 +325,8 @@ class TableManager:
                 actor.close()
                 del self.tables[row.id]
         log.info("restored %d tables", restored)
+        await self.expiry.sweep()  # tables that should have closed while the server was down
+        self.expiry.soon()
         return restored
 
     async def adopt(self, table_id: str) -> TableActor:
@@ -223,6 +339,8 @@ class TableManager:
             raise TableError("unavailable", f"table {table_id} cannot be rebuilt")
         if row.status in ("open", "playing"):
             await actor.catch_up()
+            self.expiry.watch_from_log(actor)
+            self.expiry.soon()
         else:  # ended: reachable for its clients for what is left of the linger
             left = LINGER_SECONDS - (datetime.now(UTC) - row.updated_at).total_seconds()
             self._reap_later(actor, max(0.0, left))
@@ -237,10 +355,9 @@ class TableManager:
             log.error("table %s cannot be rebuilt from its log: %s", row.id, exc)
             return None
         self.invites[row.id] = row.invite_hash
-        if self.cluster is not None:  # the lobby hears of it from its new node
-            self._lobby_dirty.add(row.id)
-            self._lobby_soon()
-        return self._actor(state, records)
+        actor = self._actor(state, records)
+        self.lobby_board.rebuilt(actor)
+        return actor
 
     # ---- finding ----------------------------------------------------------------------
     def get(self, table_id: str) -> TableActor:
@@ -272,6 +389,8 @@ class TableManager:
 
     def attach(self, watcher: Watcher) -> None:
         """A client socket opened (a cluster joins it again where its tables move)."""
+        if watcher.user is not None:
+            self._user_subs.setdefault(watcher.user, set()).add(watcher)
         if self.cluster is not None:
             self.cluster.attach(watcher)
 
@@ -281,6 +400,12 @@ class TableManager:
             if actor is not None:
                 actor.unsubscribe(watcher)
         self.unsubscribe_lobby(watcher)
+        if watcher.user is not None:
+            mine = self._user_subs.get(watcher.user)
+            if mine is not None:
+                mine.discard(watcher)
+                if not mine:
+                    del self._user_subs[watcher.user]
         if self.cluster is not None:
             self.cluster.detach(watcher)
 
@@ -295,101 +420,40 @@ class TableManager:
         return invite is not None and _secrets.compare_digest(invite_hash(invite), expected)
 
     def summary(self, actor: TableActor) -> dict[str, Any]:
-        st = actor.state
-        return {
-            "id": st.id,
-            "name": st.config.name,
-            "preset": st.config.preset,
-            "game": st.config.game,
-            "family": st.rules.game if st.config.game == "cirulla" else "cirulo",
-            "players": st.config.players,
-            "status": st.status,
-            "private": st.config.private,
-            "seats": [None if s is None else s.public() for s in st.seats],
-            "move_seconds": st.config.move_seconds,
-            "partita_seconds": st.config.partita_seconds,
-            "target": getattr(st.rules, "target", None),
-            "hands": st.rules.hands,
-            "point_value": getattr(st.rules, "point_value", None),  # Cirulo: chips per point
-            "totals": st.totals,
-            "version": st.version,
-            "created": actor.records[0].at,
-        }
+        out = table_summary(actor)
+        tournament = actor.records[0].data.get("tournament") if actor.records else None
+        if tournament is not None:
+            out["tournament"] = tournament
+        return out
 
+    # ---- the lobby (tables/lobby.py) ------------------------------------------------------
     def lobby(self) -> list[dict[str, Any]]:
-        """Public tables open or in play, open ones first, newest first."""
-        if self.cluster is not None:
-            return self._lobby_shared
-        live = [
-            a
-            for a in self.tables.values()
-            if a.state.status in ("open", "playing") and not a.state.config.private
-        ]
-        live.sort(key=lambda a: (a.state.status != "open", -a.records[0].at))
-        return [self.summary(a) for a in live]
+        """Public tables open or in play, as the lobby lists them."""
+        return self.lobby_board.tables()
 
-    # ---- lobby updates ------------------------------------------------------------------
+    @property
+    def lobby_version(self) -> int:
+        return self.lobby_board.version
+
     def subscribe_lobby(self, sub: Subscriber) -> None:
-        self.lobby_subscribers[sub] = self.lobby_version
-        sub.deliver({"type": "lobby", "version": self.lobby_version, "tables": self.lobby()})
+        """The whole list now; then, as it changes, only its changes."""
+        self.lobby_board.subscribe(sub)
 
     def unsubscribe_lobby(self, sub: Subscriber) -> None:
-        self.lobby_subscribers.pop(sub, None)
+        self.lobby_board.unsubscribe(sub)
 
     def _changed(self, actor: TableActor, new: list[LogRecord]) -> None:
         if actor.state.status in ("finished", "closed"):
             self._reap_later(actor)
-        if not any(r.type in LOBBY_RECORDS for r in new):
-            return  # a move or a deal: nothing the lobby shows
-        if self.cluster is not None:  # the shared version moves when the entry is published
-            self._lobby_dirty.add(actor.id)
-            self._lobby_soon()
-            return
-        # The version moves with the list at once, so a list read now (a newcomer's, the
-        # HTTP one) carries the version of what it shows; only the push waits.
-        self.lobby_version += 1
-        self._lobby_soon()
+            hook = self._end_hooks.pop(actor.id, None)
+            if hook is not None:
+                try:
+                    hook(actor)
+                except Exception:
+                    log.exception("table %s: the end hook failed", actor.id)
+        self.lobby_board.changed(actor, new)
 
-    def _lobby_soon(self) -> None:
-        if not self._lobby_pending:  # coalesce a burst of changes into one update
-            self._lobby_pending = True
-            asyncio.get_running_loop().call_later(0.05, self._send_lobby)
-
-    def _send_lobby(self) -> None:
-        self._lobby_pending = False
-        if self.cluster is not None:
-            entries = {t: self._lobby_entry(t) for t in self._lobby_dirty}
-            self._lobby_dirty.clear()
-            self.cluster.publish_lobby(entries)  # every node, this one too, then reads it
-            return
-        self._push_lobby()
-
-    def _push_lobby(self) -> None:
-        behind = [s for s, seen in self.lobby_subscribers.items() if seen < self.lobby_version]
-        if not behind:
-            return  # everyone subscribed since the change and was sent the list then
-        frame = {"type": "lobby", "version": self.lobby_version, "tables": self.lobby()}
-        for sub in behind:
-            self.lobby_subscribers[sub] = self.lobby_version
-            sub.deliver(frame)
-
-    def _lobby_entry(self, table_id: str) -> dict[str, Any] | None:
-        actor = self.tables.get(table_id)
-        if actor is None or actor.state.config.private:
-            return None
-        if actor.state.status not in ("open", "playing"):
-            return None
-        return self.summary(actor)
-
-    def shared_lobby(self, version: int, entries: list[dict[str, Any]]) -> None:
-        """(cluster) Every node's lobby entries as Redis has them: keep and push them."""
-        if version < self.lobby_version:
-            return  # an older read that finished late
-        entries.sort(key=lambda e: (e["status"] != "open", -e.get("created", 0)))
-        self._lobby_shared = entries
-        self.lobby_version = version
-        self._push_lobby()
-
+    # ---- tables that end ----------------------------------------------------------------
     def _reap_later(self, actor: TableActor, delay: float = LINGER_SECONDS) -> None:
         async def reap() -> None:
             await asyncio.sleep(delay)
@@ -408,6 +472,7 @@ class TableManager:
             actor.close()
         for task in self._reapers:
             task.cancel()
+        self.expiry.close()
 
 
 def _bot_name(level: str, seat: int) -> str:

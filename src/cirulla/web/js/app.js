@@ -8,6 +8,7 @@ import { Connection } from "./socket.js";
 import { h, fill, link } from "./pages/dom.js";
 import { readableError } from "./pages/errors.js";
 import { notify } from "./pages/toast.js";
+import { watchTournaments } from "./pages/tournament-notices.js";
 
 // The server's default language option (gateway/accounts.py OPTION_DEFAULTS): an account
 // that still has it never chose, so the browser's preference is kept.
@@ -20,6 +21,8 @@ const ROUTES = [
   { pattern: /^\/lobby$/, page: "lobby", auth: true },
   { pattern: /^\/profile$/, page: "profile", auth: true },
   { pattern: /^\/history$/, page: "history", auth: true },
+  { pattern: /^\/tournaments$/, page: "tournaments", auth: true },
+  { pattern: /^\/tournament\/([^/]+)$/, page: "tournament", auth: true },
   { pattern: /^\/table\/([^/]+)$/, page: "table", auth: true },
   { pattern: /^\/replay\/([^/]+)$/, page: "replay", auth: true },
 ];
@@ -32,6 +35,8 @@ const PAGES = {
   lobby: [() => import("./pages/lobby.js"), "mountLobby"],
   profile: [() => import("./pages/profile.js"), "mountProfile"],
   history: [() => import("./pages/history.js"), "mountHistory"],
+  tournaments: [() => import("./pages/tournaments.js"), "mountTournaments"],
+  tournament: [() => import("./pages/tournament.js"), "mountTournament"],
   table: [() => import("./table.js"), "mountTable"],
   replay: [() => import("./replay.js"), "mountReplay"],
 };
@@ -90,6 +95,15 @@ function openConnection() {
     if (e.detail.status === "offline") checkSessionSoon();
   });
   conn.addEventListener("servererror", (e) => notify(readableError(e.detail), "error"));
+  // A tournament's round: a notice, and the player's table opens by itself.
+  watchTournaments(conn, {
+    navigate,
+    where: () => ({ page: state.page, tableId: /^\/table\/([^/]+)$/.exec(location.pathname)?.[1] ?? null }),
+    busyAt: (id) => {
+      const v = conn.view(decodeURIComponent(id));
+      return Boolean(v && v.status === "playing" && v.you !== null && v.you !== undefined);
+    },
+  });
   updateStatus();
 }
 
@@ -257,8 +271,10 @@ function renderBar() {
   const current = state.page;
   const nav = user
     ? h("nav", { class: "topnav", "aria-label": t("nav.label") },
-        ["lobby", "history", "profile"].map((name) =>
-          link(`/${name}`, t(`nav.${name}`), { "aria-current": current === name ? "page" : null })))
+        ["lobby", "tournaments", "history", "profile"].map((name) =>
+          link(`/${name}`, t(`nav.${name}`), {
+            "aria-current": current === name || (name === "tournaments" && current === "tournament") ? "page" : null,
+          })))
     : h("nav", { class: "topnav", "aria-label": t("nav.label") },
         link("/login", t("nav.login"), { "aria-current": current === "login" ? "page" : null }),
         link("/register", t("nav.register"), { "aria-current": current === "register" ? "page" : null }));

@@ -37,6 +37,26 @@ export function keepHistory(t, frame) {
   if (frame.view && frame.view.deal) frame.view.deal.history = t.history;
 }
 
+// The lobby's order (docs/protocol.md): open tables first, then newest first, then by id.
+export function lobbyOrder(a, b) {
+  const open = (a.status === "open" ? 0 : 1) - (b.status === "open" ? 0 : 1);
+  if (open) return open;
+  const age = (b.created || 0) - (a.created || 0);
+  if (age) return age;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+// The lobby list a "lobby" frame makes of the one held (null: none): a whole list, or
+// its changes since the version held; null when the changes do not follow on from it.
+export function applyLobby(held, frame) {
+  if (!frame.changes) return { version: frame.version, tables: frame.tables || [] };
+  if (!held || held.version !== frame.since) return null;
+  const byId = new Map(held.tables.map((t) => [t.id, t]));
+  for (const id of frame.changes.remove || []) byId.delete(id);
+  for (const entry of frame.changes.set || []) byId.set(entry.id, entry);
+  return { version: frame.version, tables: [...byId.values()].sort(lobbyOrder) };
+}
+
 export class Connection extends EventTarget {
   constructor(url = Connection.defaultUrl()) {
     super();
@@ -45,6 +65,10 @@ export class Connection extends EventTarget {
     this.pending = new Map(); // action -> {frame, resolve}
     this.tables = new Map(); // table id -> {version, view, invite}
     this.lobbyWatched = false;
+    this.lobby = null; // {version, tables}: the lobby list as last sent, changes applied
+    this.lobbyAsked = false; // the whole list was asked for again after a gap
+    this.rejoins = new Map(); // action -> table id: the joins sent again after a reconnect
+    this.joinWait = new Map(); // table id -> ms before a join answered unavailable is resent
     this.user = null;
     this.status = "connecting";
     this.retry = 0;
@@ -67,9 +91,15 @@ export class Connection extends EventTarget {
       this.ws = null;
       this.setStatus("offline", e.code);
       if (!this.closedByUs) {
-        const wait = Math.min(10000, 500 * 2 ** this.retry);
+        // 4000: the session ended (docs/protocol.md). The page checks the session when
+        // the socket goes offline and closes this connection if it is gone; wait longer
+        // than that check, so that only a session that lives on (a claimed guest's new
+        // one) connects again. 4001 (too slow) and the rest: connect again and rejoin.
+        const wait = e.code === 4000 ? 3000 : Math.min(10000, 500 * 2 ** this.retry);
         this.retry += 1;
-        setTimeout(() => this.open(), wait);
+        setTimeout(() => {
+          if (!this.closedByUs) this.open();
+        }, wait);
       }
     });
   }
@@ -95,9 +125,12 @@ export class Connection extends EventTarget {
     if (this.lobbyWatched && !waiting.some((f) => f.type === "lobby")) {
       this.raw({ type: "lobby", action: newAction() });
     }
+    this.rejoins.clear();
     for (const [id, t] of this.tables) {
       if (joining.has(id)) continue; // its own join is resent below
-      this.raw({ type: "join", action: newAction(), table: id, since: t.version ?? null, invite: t.invite ?? null });
+      const action = newAction();
+      this.rejoins.set(action, id);
+      this.raw({ type: "join", action, table: id, since: t.version ?? null, invite: t.invite ?? null });
     }
     for (const frame of waiting) {
       // a join resent after a reconnect asks for what was missed since the last version seen
@@ -114,6 +147,15 @@ export class Connection extends EventTarget {
       case "error":
       case "pong": {
         const p = this.pending.get(frame.action);
+        const joined = p ? (p.frame.type === "join" ? p.frame.table : undefined) : this.rejoins.get(frame.action);
+        this.rejoins.delete(frame.action);
+        if (joined !== undefined && frame.type === "error" && frame.code === "unavailable" && this.tables.has(joined)) {
+          // The table is moving between nodes (docs/protocol.md): join it again shortly.
+          this.pending.delete(frame.action);
+          this.retryJoin(joined, p, frame);
+          break;
+        }
+        if (joined !== undefined && frame.type === "ack") this.joinWait.delete(joined);
         if (p) {
           this.pending.delete(frame.action);
           p.resolve(frame);
@@ -142,12 +184,50 @@ export class Connection extends EventTarget {
         this.dispatchEvent(new CustomEvent("table", { detail: frame }));
         break;
       }
-      case "lobby":
-        this.dispatchEvent(new CustomEvent("lobby", { detail: frame }));
+      case "lobby": {
+        // A whole list, or its changes since the list we hold; after a gap (changes
+        // that do not follow on), ask for the whole list again.
+        const lobby = applyLobby(this.lobby, frame);
+        if (!lobby) {
+          this.lobby = null;
+          if (this.lobbyWatched && !this.lobbyAsked) {
+            this.lobbyAsked = true; // once, until the whole list comes
+            this.raw({ type: "lobby", action: newAction() });
+          }
+          break;
+        }
+        this.lobbyAsked = false;
+        this.lobby = lobby;
+        this.dispatchEvent(new CustomEvent("lobby", { detail: { type: "lobby", ...lobby } }));
+        break;
+      }
+      case "tournament":
+        // a round started or a tournament ended (pages/tournament-notices.js)
+        this.dispatchEvent(new CustomEvent("tournament", { detail: frame }));
         break;
       default:
         break;
     }
+  }
+
+  // A join answered `unavailable`, sent again after a wait that doubles from 0.5 s to 5 s,
+  // with a new action (the old one's answer stays the same), for as long as the table is
+  // watched; the promise of the first join resolves with the answer that ends it.
+  retryJoin(id, p, answer) {
+    const wait = this.joinWait.get(id) ?? 500;
+    this.joinWait.set(id, Math.min(5000, wait * 2));
+    setTimeout(() => {
+      const t = this.tables.get(id);
+      if (!t || this.closedByUs) {
+        this.joinWait.delete(id);
+        if (p) p.resolve(answer);
+        return;
+      }
+      const frame = { type: "join", action: newAction(), table: id, since: t.version ?? null, invite: t.invite ?? null };
+      if (p) this.pending.set(frame.action, { frame, resolve: p.resolve });
+      else this.rejoins.set(frame.action, id);
+      this.raw(frame);
+    }, wait);
   }
 
   raw(frame) {
@@ -170,6 +250,7 @@ export class Connection extends EventTarget {
 
   unwatchLobby() {
     this.lobbyWatched = false;
+    this.lobby = null;
     return this.send({ type: "lobby", watch: false });
   }
 

@@ -319,16 +319,23 @@ export function mountCreateTable(root, ctx) {
       radio("hands", t("create.length_hands"), hands));
   }
 
+  // Every table needs a clock (the server refuses one with neither): "no limit" is
+  // offered for one clock only while the other has a limit.
   function clocksField() {
     const select = (name, values, current, label, text) => h("div", { class: "field" },
       ...labelled(label, (id) => h("select", {
         id, name,
-        onchange: (e) => { draft[name === "move_seconds" ? "move" : "partita"] = e.target.value === "" ? null : Number(e.target.value); },
+        onchange: (e) => {
+          draft[name === "move_seconds" ? "move" : "partita"] = e.target.value === "" ? null : Number(e.target.value);
+          render();
+        },
       }, values.map((v) => h("option", { value: v === null ? "" : String(v), selected: v === current }, v === null ? t("create.no_clock") : text(v))))));
+    const moves = draft.partita === null ? MOVE_CLOCKS.filter((v) => v !== null) : MOVE_CLOCKS;
+    const partite = draft.move === null ? PARTITA_CLOCKS.filter((v) => v !== null) : PARTITA_CLOCKS;
     return h("fieldset", { class: "field clocks" },
       h("legend", {}, t("create.clocks")),
-      select("move_seconds", MOVE_CLOCKS, draft.move, t("create.move_clock"), (v) => t("create.seconds", { n: v })),
-      select("partita_seconds", PARTITA_CLOCKS, draft.partita, t("create.partita_clock"), (v) => t("create.minutes", { n: v / 60 })),
+      select("move_seconds", moves, draft.move, t("create.move_clock"), (v) => t("create.seconds", { n: v })),
+      select("partita_seconds", partite, draft.partita, t("create.partita_clock"), (v) => t("create.minutes", { n: v / 60 })),
       h("small", { class: "hint" }, t("create.clocks_hint")));
   }
 
@@ -380,7 +387,8 @@ export function mountCreateTable(root, ctx) {
 
   function wildCardField(o, value, disabled) {
     const codes = [];
-    for (const s of Object.keys(SUITS)) for (const r of RANKS) codes.push(r + s);
+    // any card but a diamond (denari): the engine refuses a diamond matta (C4)
+    for (const s of Object.keys(SUITS)) if (s !== "D") for (const r of RANKS) codes.push(r + s);
     const id = uid("o");
     return h("div", { class: ["check", "select-option", disabled ? "disabled" : null] },
       h("label", { for: id }, optionLabel(o.name), h("span", { class: "rule-ref" }, ` ${o.rule}`)),

@@ -4,8 +4,12 @@ import { api } from "../api.js";
 import { ciruloMeta, isCirulo } from "../cirulo-lobby.js";
 import { t } from "../i18n.js";
 import { mountCreateTable } from "./create-table.js";
-import { h, fill } from "./dom.js";
+import { h, fill, link } from "./dom.js";
 import { readableError } from "./errors.js";
+import { entrantsText, formatText, gameText, startText, statusBadge } from "./tournaments.js";
+
+const TOURNAMENTS_SHOWN = 5; // the lobby shows the next few; "Tornei" has them all
+const TOURNAMENTS_REFRESH_MS = 10000;
 
 export function mountLobby(root, ctx) {
   const { conn, user } = ctx;
@@ -16,11 +20,17 @@ export function mountLobby(root, ctx) {
   const list = h("div", { class: "lobby-list", "aria-live": "polite", "aria-busy": "true" },
     h("p", { class: "muted" }, t("lobby.loading")));
   const formRoot = h("div", { class: "create-root" });
+  const tournamentsList = h("div", { class: "lobby-tournaments-list", "aria-live": "polite" });
+  const tournamentsBox = h("section", { class: "lobby-tournaments" },
+    h("h2", {}, t("tournaments.title")),
+    tournamentsList,
+    link("/tournaments", t("lobby.all_tournaments"), { class: "lobby-all-tournaments" }));
   root.appendChild(
     h("section", { class: "page lobby" },
       h("div", { class: "lobby-tables" },
         h("h1", {}, t("lobby.title")),
-        list),
+        list,
+        tournamentsBox),
       h("div", { class: "lobby-create" },
         h("h2", {}, t("create.title")),
         formRoot)));
@@ -155,12 +165,39 @@ export function mountLobby(root, ctx) {
     },
   );
 
+  // The tournaments about to start or being played, beside the tables (the issue's
+  // "see the tournaments in the lobby"); the whole list and the form are on /tournaments.
+  function tournamentItem(s) {
+    return h("li", { class: "lobby-tournament", dataset: { tournament: s.id } },
+      link(`/tournament/${encodeURIComponent(s.id)}`, s.name || s.id, { class: "lobby-tournament-name" }),
+      " ", statusBadge(s.status),
+      h("p", { class: "lobby-table-meta" },
+        [formatText(s), gameText(s), startText(s), entrantsText(s)].filter(Boolean).join(" · ")));
+  }
+
+  async function loadTournaments() {
+    try {
+      const data = await api("GET", "/api/tournaments");
+      const live = (data.tournaments || [])
+        .filter((s) => s.status === "registering" || s.status === "running")
+        .slice(0, TOURNAMENTS_SHOWN);
+      fill(tournamentsList, live.length
+        ? h("ul", { class: "lobby-tournaments-items" }, live.map(tournamentItem))
+        : h("p", { class: "empty" }, t("lobby.no_tournaments")));
+    } catch (err) {
+      fill(tournamentsList, h("p", { class: "error" }, readableError(err)));
+    }
+  }
+  loadTournaments();
+  const tournamentsTimer = setInterval(loadTournaments, TOURNAMENTS_REFRESH_MS);
+
   const form = mountCreateTable(formRoot, ctx);
 
   return {
     unmount() {
       conn.removeEventListener("lobby", onLobby);
       conn.unwatchLobby();
+      clearInterval(tournamentsTimer);
       form.unmount();
     },
   };
