@@ -171,6 +171,7 @@ def _parser() -> argparse.ArgumentParser:
 
     from .bots.arena import add_cli as add_arena
     from .competition.cli import add_cli as add_tournament
+    from .competition.ledger_cli import add_cli as add_ledger
     from .play import add_cli as add_play
     from .server import add_cli as add_serve
     from .verify import add_cli as add_verify
@@ -180,6 +181,7 @@ def _parser() -> argparse.ArgumentParser:
     add_play(sub)
     add_arena(sub)
     add_tournament(sub)
+    add_ledger(sub)
     return parser
 
 

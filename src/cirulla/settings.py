@@ -36,6 +36,11 @@ _POSITIVE = (
     "session_cache_seconds",
     "flood_per_second",
     "flood_burst",
+    "welcome_chips",
+    "topup_chips",
+    "topup_floor",
+    "max_stake",
+    "max_max_loss",
 )
 
 
@@ -103,6 +108,13 @@ class Settings:
     # --- the operator's scheduled and recurring tournaments: a JSON file (README
     # "Tournaments"), checked at start-up; none by default
     tournaments_file: str | None = None
+    # --- chips, play money only (docs/chips.md)
+    welcome_chips: int = 1000  # a registered account's first wallet
+    guest_chips: int = 200  # a guest's (kept when the guest claims the account); 0: none
+    topup_chips: int = 500  # the daily top-up, once per UTC day ...
+    topup_floor: int = 200  # ... for a player with fewer chips than this (wallet + escrows)
+    max_stake: int = 100  # the most a cash table's stake (chips a point) may be
+    max_max_loss: int = 5000  # the most a cash table's maximum loss may be
     log_level: str = "info"
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -122,6 +134,8 @@ class Settings:
             value = getattr(self, name)
             if not value > 0:
                 raise ValueError(f"CIRULLA_{name.upper()} must be more than 0, not {value}")
+        if self.guest_chips < 0:
+            raise ValueError(f"CIRULLA_GUEST_CHIPS must be 0 or more, not {self.guest_chips}")
         if self.bot_workers < 0:
             raise ValueError(
                 f"CIRULLA_BOT_WORKERS must be 0 (one per core) or more, not {self.bot_workers}"

@@ -87,6 +87,9 @@ def check_spec(raw: dict[str, Any], *, private_default: bool) -> dict[str, Any]:
     for key in ("bots", "private"):
         if key in config:
             raise _bad(f"config.{key}", "not for tournaments (entrants and privacy are set apart)")
+    for key in ("stake", "max_loss"):
+        if config.get(key):
+            raise _bad(f"config.{key}", "tournament tables are not cash tables")
     if config.get("game", "cirulla") != "cirulla":
         raise _bad("config.game", "tournaments are of the Cirulla family (any preset)")
     players = config.get("players", 2)

@@ -183,7 +183,7 @@ async def register(body: Credentials, request: Request, response: Response) -> d
         raise _name_taken(name)
     password_hash = await hash_password_async(body.password)
     try:
-        user = await store.create_user(name, password_hash)
+        user = await store.create_user(name, password_hash, chips=_settings(request).welcome_chips)
     except NameTaken:
         raise _name_taken(name) from None
     await _new_session(request, response, user)
@@ -224,7 +224,9 @@ async def guest(request: Request, response: Response) -> dict[str, Any]:
         digits = 4 + attempt // 10  # widen the number when the four-digit ones run short
         name = f"{GUEST_PREFIX}{secrets.randbelow(9 * 10 ** (digits - 1)) + 10 ** (digits - 1)}"
         try:
-            user = await store.create_user(name, None, guest=True)
+            user = await store.create_user(
+                name, None, guest=True, chips=_settings(request).guest_chips
+            )
         except NameTaken:
             continue
         await _new_session(request, response, user)
@@ -258,8 +260,12 @@ async def claim(
 
 
 @router.get("/me")
-async def me(user: Annotated[UserRow, Depends(current_user)]) -> dict[str, Any]:
-    return {"user": public_user(user)}
+async def me(request: Request, user: Annotated[UserRow, Depends(current_user)]) -> dict[str, Any]:
+    """The user, with their chips: free in the wallet, and held in escrow at cash tables
+    (at the top level and in "user", for the header)."""
+    chips, held = await _store(request).ledger.balances(user.id)
+    out = {**public_user(user), "chips": chips, "escrow": held}
+    return {"user": out, "chips": chips, "escrow": held}
 
 
 @router.put("/me/options")

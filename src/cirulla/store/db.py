@@ -47,6 +47,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.pool import StaticPool
 
 from ..eventlog import GENESIS, ChainError, LogRecord, chain_hash
+from .ledger import LedgerStore, Movement, welcome_grant, write_movements
 from .models import Record, RecordPlayerModel, Seat, Session, Table, TableEvent, TableSecret, User
 from .postgres_batch import write_batch as _postgres_batch
 from .sqlite_batch import SqliteBatch
@@ -228,6 +229,7 @@ class _Append:
     status: str | None
     seats: Sequence[SeatRow] | None
     secrets: dict[int, int]
+    ledger: tuple[Movement, ...] = ()  # chips moving with these records (store/ledger.py)
 
 
 #: The compare-and-set of many appends at once (executemany; SQLite counts the rows).
@@ -386,6 +388,8 @@ def _write_one(conn: Connection, req: _Append, now: datetime) -> None:
             conn.execute(insert(seats_t), _seat_rows(req))
     if req.secrets:
         conn.execute(insert(secrets_t), _secret_rows(req))
+    if req.ledger:
+        write_movements(conn, req.ledger, now)
 
 
 class Store:
@@ -414,6 +418,8 @@ class Store:
 
         #: Tournaments and their logs (store/tournaments.py).
         self.tournaments: Final = TournamentStore(self)
+        #: Chips: wallets, escrows, pools and their ledger (store/ledger.py).
+        self.ledger: Final = LedgerStore(self)
 
     @classmethod
     async def open(
@@ -526,8 +532,10 @@ class Store:
         *,
         guest: bool = False,
         options: dict[str, Any] | None = None,
+        chips: int = 0,
     ) -> UserRow:
-        """A new user with a random id; NameTaken if the name is, whatever its case."""
+        """A new user with a random id; NameTaken if the name is, whatever its case.
+        `chips` is the welcome grant, written with the user in one transaction."""
         row = UserRow(
             _secrets.token_hex(8), name, guest, password_hash, dict(options or {}), _now()
         )
@@ -544,6 +552,10 @@ class Store:
                         created_at=row.created_at,
                     )
                 )
+                if chips > 0:
+                    await conn.run_sync(
+                        write_movements, [welcome_grant(row.id, chips)], row.created_at
+                    )
         except IntegrityError:
             raise NameTaken(f"the name {name!r} is taken") from None
         return row
@@ -713,9 +725,10 @@ class Store:
         status: str | None = None,
         seats: Sequence[SeatRow] | None = None,
         secrets: Mapping[int, int] | None = None,
+        ledger: Sequence[Movement] = (),
     ) -> None:
         """Add `records` to the table's log, with its new status, seats and secrets,
-        in one transaction.
+        and the chips they move (`ledger`), in one transaction.
 
         VersionConflict, and nothing changed, if the records do not follow on from
         the stored log (a version taken, a broken link, a gap). LookupError if there
@@ -725,8 +738,10 @@ class Store:
         a busy server keep up.
         """
         _check_chain(records)
-        request = _Append(table_id, tuple(records), status, seats, dict(secrets or {}))
-        if not records:
+        request = _Append(
+            table_id, tuple(records), status, seats, dict(secrets or {}), tuple(ledger)
+        )
+        if not records or request.ledger:  # chips move in a transaction of their own
             await self._append_one(request)
             return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()

@@ -247,3 +247,8 @@ class TournamentEventModel(Base):
     at: Mapped[int] = mapped_column(BigInteger)
     prev: Mapped[str] = mapped_column(String(64))
     hash: Mapped[str] = mapped_column(String(64))
+
+
+# The competition's tables, each in a module of its own (imported here so that
+# `Base.metadata` holds the whole schema).
+from . import models_ledger, models_players, models_ratings  # noqa: E402, F401

@@ -20,6 +20,7 @@ from ..eventlog import LogRecord
 from ..game import derived_seed
 from ..shuffle import SHUFFLE_VERSION
 from ..store.db import VersionConflict
+from ..store.ledger import InsufficientChips
 from .patches import view_changes
 from .state import Seat, TableError, TableState, commitment
 
@@ -57,6 +58,7 @@ class TableStore(Protocol):
         status: str | None = None,
         seats: Any = None,
         secrets: Any = None,
+        ledger: Any = (),
     ) -> None: ...
 
     async def save_record(self, table_id: str, record: dict[str, Any], players: Any) -> None: ...
@@ -82,6 +84,7 @@ class TableActor:
         seat_rows: Callable[[TableState], Any] | None = None,
         players_of: Callable[[TableState], Any] | None = None,
         bots: BotPool | None = None,
+        movements: Callable[[TableState, list[Seat | None], list[LogRecord]], Any] | None = None,
     ) -> None:
         self.state = state
         self.records = records
@@ -92,6 +95,8 @@ class TableActor:
         self.on_change = on_change
         self._seat_rows = seat_rows
         self._players_of = players_of
+        #: The chips the new records move (competition/cash.py), written with them.
+        self._movements = movements
         self.subscribers: set[Subscriber] = set()
         # Event frames carry a view's changes (tables/patches.py), made against the
         # views of the last broadcast: for each subscriber, the seat and version of
@@ -331,6 +336,7 @@ class TableActor:
         """Write `steps` and whatever follows from them by itself, in one transaction."""
         st = self.state
         before = (st.to_move, st.deals_started)
+        seats_before = list(st.seats)
         new: list[LogRecord] = []
         secrets: dict[int, int] = {}
         try:
@@ -342,9 +348,21 @@ class TableActor:
             status = st.status
             seated = any(r.type in ("sat", "stood") for r in new)
             seats = self._seat_rows(st) if seated and self._seat_rows is not None else None
-            await self.store.append(st.id, new, status=status, seats=seats, secrets=secrets)
+            ledger = self._movements(st, seats_before, new) if self._movements else ()
+            if ledger:
+                await self.store.append(
+                    st.id, new, status=status, seats=seats, secrets=secrets, ledger=ledger
+                )
+            else:
+                await self.store.append(st.id, new, status=status, seats=seats, secrets=secrets)
         except BaseException as exc:
             self._rollback()
+            if isinstance(exc, InsufficientChips):
+                raise TableError(
+                    "insufficient_chips",
+                    f"this cash table needs {exc.needed} chips in your wallet (its maximum"
+                    f" loss, held until the partita ends); you have {exc.available}",
+                ) from None
             if isinstance(exc, VersionConflict) and await self._reload():
                 raise TableError(
                     "stale", f"the table is at version {self.state.version}: resyncing"

@@ -52,6 +52,13 @@ class TableConfig(BaseModel):
     partita_seconds: float | None = Field(None, ge=10, le=6 * 3600, allow_inf_nan=False)
     private: bool = False
     bots: dict[int, str] = Field(default_factory=dict)  # seat -> level
+    # A cash table (RULES.md M1, docs/chips.md): chips a point of difference (0: not a
+    # cash table) and the most a player can lose, held in escrow from sitting down.
+    stake: int = Field(0, ge=0, strict=True)
+    max_loss: int = Field(0, ge=0, strict=True)
+    # Rated (docs/ratings.md): counts for the ratings when, besides, no seat is a bot and
+    # it is a 1v1 or pairs Cirulla/Scopa/Cirullone partita.
+    rated: bool = True
 
     @field_validator("preset")
     @classmethod
@@ -96,6 +103,7 @@ class TableConfig(BaseModel):
                 raise ValueError(f"bot seat {seat} is not a seat from 0 to {self.players - 1}")
         if len(self.bots) >= self.players:
             raise ValueError("at least one seat must be left for a person")
+        self._cash_table()
         if new and self.move_seconds is None and self.partita_seconds is None:
             # Every table must end: a partita with no clock stalls once a player leaves it.
             raise ValueError(
@@ -103,6 +111,20 @@ class TableConfig(BaseModel):
                 " (each move) or partita_seconds (each seat's partita), or both"
             )
         return self
+
+    def _cash_table(self) -> None:
+        """A stake needs a maximum loss and people only (a bot has no wallet); the
+        settings' upper bounds are the table manager's to check."""
+        if self.stake == 0:
+            if self.max_loss != 0:
+                raise ValueError("max_loss: only a cash table (stake above 0) has a maximum loss")
+            return
+        if self.max_loss <= 0:
+            raise ValueError("max_loss: a cash table needs a maximum loss above 0")
+        if self.game != "cirulla":
+            raise ValueError("stake: cash tables are for Cirulla, Scopa and Cirullone only")
+        if self.bots:
+            raise ValueError("stake: a cash table cannot have bot seats (bots have no chips)")
 
     def _within_bounds(self) -> None:
         """The platform's bounds, checked before the rules see the numbers (presets fit)."""

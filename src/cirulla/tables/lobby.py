@@ -68,6 +68,9 @@ def table_summary(actor: TableActor) -> dict[str, Any]:
         "target": getattr(st.rules, "target", None),
         "hands": st.rules.hands,
         "point_value": getattr(st.rules, "point_value", None),  # Cirulo: chips per point
+        "stake": st.config.stake,  # a cash table's chips a point (0: not one)
+        "max_loss": st.config.max_loss,
+        "config": st._config_json,  # the whole config (stake, max_loss, rated ... in it)
         "totals": st.totals,
         "version": st.version,
         "created": actor.records[0].at,

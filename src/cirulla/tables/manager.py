@@ -10,7 +10,7 @@ import asyncio
 import hashlib
 import logging
 import secrets as _secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +102,17 @@ class TableManager:
         self.account_limits = AccountLimits(store, self.limits)
         #: Who is told when a table ends (a tournament's director), by table id.
         self._end_hooks: dict[str, Callable[[TableActor], None]] = {}
+        #: Who is told of every table that ends (finished or closed) on this node: the
+        #: ledger, the ratings, the statistics. Each must be idempotent and catch up by
+        #: itself at start-up, since a node can die between the end and the call.
+        self.end_listeners: list[Callable[[TableActor], Awaitable[None]]] = []
+        self._ended: set[str] = set()
+        #: Checks a person passes before sitting (at a table or one they create): each
+        #: raises TableError to refuse, e.g. a playban (competition/playban.py).
+        self.sit_guards: list[Callable[[str, TableConfig], Awaitable[None]]] = []
+        #: The chips a table's new records move (competition/cash.py; set before `restore`).
+        self.movements: Callable[[TableState, list[Any], list[LogRecord]], Any] | None = None
+        self._listening: set[asyncio.Task[None]] = set()
         #: Each user's sockets on this node (tournament notices go to all of them).
         self._user_subs: dict[str, set[Subscriber]] = {}
 
@@ -117,6 +128,7 @@ class TableManager:
             seat_rows=_seat_rows,
             players_of=_players_of,
             bots=self.bots,
+            movements=self.movements,
         )
         self.tables[state.id] = actor
         return actor
@@ -162,6 +174,8 @@ class TableManager:
             raise TableError("test_mode_only", "stacked decks are only for a server in test mode")
         if seat is not None and (seat in config.bots or not 0 <= seat < config.players):
             raise TableError("bad_seat", f"seat {seat} is not free at this table")
+        await self.check_sit(owner, config)
+        await self._check_stake(owner, config)
         table_id = _secrets.token_urlsafe(8)
         if self.cluster is not None and not await self.cluster.bus.claim(table_id):
             raise TableError("unavailable", "could not reserve a table id: try again")
@@ -219,8 +233,51 @@ class TableManager:
                     },
                 )
             )
-            await actor._commit(steps)
+            try:
+                await actor._commit(steps)
+            except TableError as exc:
+                if exc.code == "insufficient_chips":  # spent meanwhile: the empty table goes
+                    await actor._commit([("closed", {"reason": "the creator could not sit"})])
+                raise
         return actor, token
+
+    async def check_sit(self, user: str, table: TableConfig | TableActor | RemoteTable) -> None:
+        """TableError if one of `sit_guards` refuses `user` a seat at such a table."""
+        if not self.sit_guards:
+            return
+        if isinstance(table, TableActor):
+            config = table.state.config
+        elif isinstance(table, TableConfig):
+            config = table
+        else:  # played on another node: its stored config
+            row = await self.store.get_table(table.id)
+            if row is None:
+                raise TableError("unknown_table", f"there is no table {table.id!r}")
+            config = TableConfig.model_validate(row.config)
+        for guard in self.sit_guards:
+            await guard(user, config)
+
+    async def _check_stake(self, owner: str, config: TableConfig) -> None:
+        """A cash table within the settings' bounds, made by someone who can sit at it
+        (checked again, for certain, when the creator's seat is written)."""
+        if config.stake <= 0:
+            return
+        if config.stake > self.limits.max_stake:
+            raise TableError(
+                "bad_config", f"stake may be at most {self.limits.max_stake}, not {config.stake}"
+            )
+        if config.max_loss > self.limits.max_max_loss:
+            raise TableError(
+                "bad_config",
+                f"max_loss may be at most {self.limits.max_max_loss}, not {config.max_loss}",
+            )
+        chips, _ = await self.store.ledger.balances(owner)
+        if chips < config.max_loss:
+            raise TableError(
+                "insufficient_chips",
+                f"this cash table needs {config.max_loss} chips in your wallet (its maximum"
+                f" loss, held until the partita ends); you have {chips}",
+            )
 
     async def create_seated(
         self,
@@ -451,7 +508,22 @@ class TableManager:
                     hook(actor)
                 except Exception:
                     log.exception("table %s: the end hook failed", actor.id)
+            if actor.id not in self._ended:
+                self._ended.add(actor.id)
+                self._tell_end(actor)
         self.lobby_board.changed(actor, new)
+
+    def _tell_end(self, actor: TableActor) -> None:
+        async def tell() -> None:
+            for listener in list(self.end_listeners):
+                try:
+                    await listener(actor)
+                except Exception:  # each listener catches up at the next start-up
+                    log.exception("table %s: an end listener failed", actor.id)
+
+        task = asyncio.create_task(tell())
+        self._listening.add(task)
+        task.add_done_callback(self._listening.discard)
 
     # ---- tables that end ----------------------------------------------------------------
     def _reap_later(self, actor: TableActor, delay: float = LINGER_SECONDS) -> None:
@@ -460,6 +532,7 @@ class TableManager:
             actor.close()
             if self.tables.get(actor.id) is actor:
                 del self.tables[actor.id]
+                self._ended.discard(actor.id)
                 if self.cluster is not None:
                     await self.cluster.bus.release(actor.id)
 
