@@ -9,6 +9,9 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from ..bus import RedisBus
+from ..competition.cash import table_movements
+from ..competition.profiles import ProfileService, playban_guard
+from ..competition.ratings import RatingService
 from ..competition.schedule import Scheduler, load_schedule
 from ..competition.service import TournamentService
 from ..settings import Settings
@@ -16,7 +19,7 @@ from ..store import Store
 from ..tables.botpool import BotPool
 from ..tables.cluster import Cluster
 from ..tables.manager import TableManager
-from . import accounts, history, lobby, socket, tournaments
+from . import accounts, history, lobby, players, ratings, socket, tournaments, wallet
 from .actions import ActionMemory
 from .connections import Connections, DropConnection
 from .errors import install_error_handlers
@@ -67,7 +70,18 @@ def create_app(settings: Settings) -> FastAPI:
             )
             await tables.cluster.start()
         await bots.start()
+        tables.movements = table_movements  # chips move with a cash table's records
+        # the ratings: every partita as it ends, and (in the background, oldest first)
+        # those that ended while no listener ran
+        app.state.ratings = RatingService(store)
+        tables.end_listeners.append(app.state.ratings.on_table_end)
+        # profiles: a row per player per partita, and the playban read from them
+        app.state.profiles = ProfileService(store)
+        tables.end_listeners.append(app.state.profiles.on_table_end)
+        tables.sit_guards.append(playban_guard(store))
         await tables.restore()
+        app.state.ratings.start()
+        app.state.profiles.start()
         app.state.tournaments = TournamentService(tables)
         await app.state.tournaments.restore()  # after the tables: a round's tables are found
         # the operator's tournaments (the file was checked before the server started)
@@ -84,6 +98,8 @@ def create_app(settings: Settings) -> FastAPI:
             app.state.connections.close()
             app.state.schedule.close()
             app.state.tournaments.close()
+            app.state.ratings.close()
+            app.state.profiles.close()
             tables.close()
             await bots.close()
             if tables.cluster is not None:
@@ -104,6 +120,9 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(history.router)
     app.include_router(lobby.router)
     app.include_router(tournaments.router)
+    app.include_router(wallet.router)
+    app.include_router(ratings.router)
+    app.include_router(players.router)
     app.include_router(socket.router)
     install_web(app)
     # the last added runs first: the headers go on every answer, the 413 included
