@@ -13,7 +13,17 @@ __all__ = ["PAGES", "install_web"]
 WEB = Path(__file__).resolve().parent.parent / "web"
 
 #: Paths the client routes itself (history API): the server answers each with index.html.
-PAGES = ("/", "/login", "/register", "/lobby", "/profile", "/history", "/tournaments")
+PAGES = (
+    "/",
+    "/login",
+    "/register",
+    "/lobby",
+    "/profile",
+    "/history",
+    "/tournaments",
+    "/wallet",
+    "/leaderboards",
+)
 
 
 def install_web(app: FastAPI) -> None:
@@ -28,5 +38,6 @@ def install_web(app: FastAPI) -> None:
     router.add_api_route("/table/{table_id}", index, methods=["GET"])
     router.add_api_route("/replay/{table_id}", index, methods=["GET"])
     router.add_api_route("/tournament/{tournament_id}", index, methods=["GET"])
+    router.add_api_route("/player/{name}", index, methods=["GET"])
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=WEB), name="static")

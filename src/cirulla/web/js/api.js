@@ -23,7 +23,8 @@ export async function api(method, path, body) {
   if (response.status === 204) return null;
   const data = await response.json().catch(() => null);
   if (!response.ok) {
-    const e = (data && data.error) || {};
+    // {"error": {code, message}}, or FastAPI's plain {"detail": "..."}
+    const e = (data && data.error) || (data && typeof data.detail === "string" ? { message: data.detail } : {});
     throw new ApiError(response.status, e.code || "http_" + response.status, e.message || response.statusText);
   }
   return data;

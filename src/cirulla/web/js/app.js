@@ -9,6 +9,7 @@ import { h, fill, link } from "./pages/dom.js";
 import { readableError } from "./pages/errors.js";
 import { notify } from "./pages/toast.js";
 import { watchTournaments } from "./pages/tournament-notices.js";
+import { walletBadge, walletOf } from "./pages/wallet.js";
 
 // The server's default language option (gateway/accounts.py OPTION_DEFAULTS): an account
 // that still has it never chose, so the browser's preference is kept.
@@ -23,6 +24,9 @@ const ROUTES = [
   { pattern: /^\/history$/, page: "history", auth: true },
   { pattern: /^\/tournaments$/, page: "tournaments", auth: true },
   { pattern: /^\/tournament\/([^/]+)$/, page: "tournament", auth: true },
+  { pattern: /^\/wallet$/, page: "wallet", auth: true },
+  { pattern: /^\/leaderboards$/, page: "leaderboards", auth: true },
+  { pattern: /^\/player\/([^/]+)$/, page: "player", auth: true },
   { pattern: /^\/table\/([^/]+)$/, page: "table", auth: true },
   { pattern: /^\/replay\/([^/]+)$/, page: "replay", auth: true },
 ];
@@ -37,6 +41,9 @@ const PAGES = {
   history: [() => import("./pages/history.js"), "mountHistory"],
   tournaments: [() => import("./pages/tournaments.js"), "mountTournaments"],
   tournament: [() => import("./pages/tournament.js"), "mountTournament"],
+  wallet: [() => import("./pages/wallet.js"), "mountWallet"],
+  leaderboards: [() => import("./pages/leaderboards.js"), "mountLeaderboards"],
+  player: [() => import("./pages/player.js"), "mountPlayer"],
   table: [() => import("./table.js"), "mountTable"],
   replay: [() => import("./replay.js"), "mountReplay"],
 };
@@ -51,6 +58,7 @@ const state = {
   mounted: null, // {unmount()}
   page: null,
   renderToken: 0,
+  wallet: null, // {chips, escrow, known} for the top bar
 };
 
 const shell = {
@@ -75,6 +83,10 @@ async function loadSession() {
 function setUser(user, { adoptLanguage = true } = {}) {
   const before = state.user;
   state.user = user;
+  // the balance comes with GET /api/me; other answers (login, claim, options) lack it
+  const withChips = user && user.chips !== undefined;
+  state.wallet = withChips ? walletOf(user) : user && before?.name === user.name ? state.wallet : null;
+  if (user && !withChips) refreshWallet();
   if (user && adoptLanguage) {
     const chosen = user.options && user.options.language;
     if (chosen && chosen !== SERVER_DEFAULT_LANGUAGE && chosen !== language()) setLanguage(chosen);
@@ -95,6 +107,7 @@ function openConnection() {
     if (e.detail.status === "offline") checkSessionSoon();
   });
   conn.addEventListener("servererror", (e) => notify(readableError(e.detail), "error"));
+  conn.addEventListener("table", (e) => watchChips(conn, e.detail));
   // A tournament's round: a notice, and the player's table opens by itself.
   watchTournaments(conn, {
     navigate,
@@ -127,6 +140,41 @@ function checkSessionSoon() {
       navigate(`/?next=${encodeURIComponent(here)}`, { replace: true });
     }
   }, 1500);
+}
+
+// ---- the wallet in the top bar ------------------------------------------------------------
+
+// Ask the server for the balance again and redraw only the bar's badge.
+async function refreshWallet() {
+  if (!state.user) return;
+  let data;
+  try {
+    data = await api("GET", "/api/me");
+  } catch {
+    return; // offline or logged out: the session check deals with it
+  }
+  if (!data || !data.user || !state.user || data.user.name !== state.user.name) return;
+  state.user = { ...state.user, ...data.user };
+  state.wallet = walletOf(data.user);
+  const old = shell.bar && shell.bar.querySelector(".wallet-badge");
+  if (old) old.replaceWith(walletBadge(state.wallet, state.page));
+}
+
+// A seat taken or left, a partita over: chips moved (escrow, release, settlement). The
+// settlement is written just after the table ends, so the balance is asked again later too.
+const tableMarks = new Map(); // table -> "status:seat" last seen
+let walletTimers = [];
+function watchChips(conn, frame) {
+  const id = frame && frame.table;
+  const view = id ? conn.view(id) : null;
+  if (!view) return;
+  const mark = `${view.status}:${view.you ?? ""}`;
+  const before = tableMarks.get(id);
+  tableMarks.set(id, mark);
+  if (before === undefined || before === mark) return;
+  for (const timer of walletTimers) clearTimeout(timer);
+  const ended = view.status === "finished" || view.status === "closed";
+  walletTimers = (ended ? [200, 1500, 4000] : [200]).map((ms) => setTimeout(refreshWallet, ms));
 }
 
 async function logout() {
@@ -226,6 +274,7 @@ async function render() {
   fill(shell.main, root);
   state.page = route.page;
   renderBar();
+  if (state.user) refreshWallet();
   const ctx = pageContext(route.page, params, url);
   try {
     state.mounted = mod[fn](root, ctx) || null;
@@ -258,6 +307,7 @@ function pageContext(page, params, url) {
     query: url.searchParams,
     next: safeNext(url.searchParams.get("next")),
     setUser,
+    refreshWallet,
     notify,
     logout,
     chooseLanguage,
@@ -271,7 +321,7 @@ function renderBar() {
   const current = state.page;
   const nav = user
     ? h("nav", { class: "topnav", "aria-label": t("nav.label") },
-        ["lobby", "tournaments", "history", "profile"].map((name) =>
+        ["lobby", "tournaments", "leaderboards", "history", "profile"].map((name) =>
           link(`/${name}`, t(`nav.${name}`), {
             "aria-current": current === name || (name === "tournaments" && current === "tournament") ? "page" : null,
           })))
@@ -291,6 +341,7 @@ function renderBar() {
       }, lang.toUpperCase())));
   const who = user
     ? h("span", { class: "who" },
+        walletBadge(state.wallet, current),
         h("span", { class: "who-name", title: user.name }, user.name),
         user.guest ? h("span", { class: "badge" }, t("nav.guest")) : null,
         h("button", { type: "button", class: "link-button logout", onclick: logout }, t("nav.logout")))

@@ -6,6 +6,7 @@ import { hasKey, t } from "./i18n.js";
 import { declarationChoices } from "./selection.js";
 import { sideName, sideOf } from "./table-board.js";
 import { h } from "./table-dom.js";
+import { playerLink } from "./pages/player.js";
 
 // A readable line for an error frame or ApiError: the catalog's text for its code,
 // with the server's own explanation when it has one worth reading.
@@ -13,7 +14,7 @@ export function errorText(err) {
   const code = err.code || "";
   const key = `table.error.${code}`;
   const base = code && hasKey(key) ? t(key) : t("table.error.generic");
-  const detail = err.message && ["illegal_move", "bad_move", "not_your_turn", "stale"].includes(code) ? err.message : null;
+  const detail = err.message && ["illegal_move", "bad_move", "not_your_turn", "stale", "insufficient_chips", "playban"].includes(code) ? err.message : null;
   return detail ? `${base} (${detail})` : base;
 }
 
@@ -31,7 +32,7 @@ export function seatList(view, { me, onSit, onStand }) {
       action = h("button", { type: "button", class: "stand", onclick: () => onStand() }, t("table.stand"));
     }
     const who = seat
-      ? [h("span", { class: "seat-name" }, seat.name), seat.bot ? h("span", { class: "chip bot" }, t("table.bot", { level: t(`table.level.${seat.bot}`) })) : null,
+      ? [h("span", { class: "seat-name" }, seat.bot ? seat.name : playerLink(seat.name)), seat.bot ? h("span", { class: "chip bot" }, t("table.bot", { level: t(`table.level.${seat.bot}`) })) : null,
         seat.user && me && seat.user === me.id ? h("span", { class: "chip you" }, t("table.you")) : null]
       : h("span", { class: "free" }, t("table.seat.free"));
     items.push(h("li", { class: ["seat-row", seat ? "taken" : "free"], dataset: { seat: s } },

@@ -24,6 +24,7 @@ import {
 } from "./table-panels.js";
 import { PlayController } from "./table-play.js";
 import { mountCiruloTable } from "./cirulo-table.js";
+import { cashBadges } from "./pages/wallet.js";
 
 export { errorText };
 
@@ -79,6 +80,7 @@ class TablePage {
   build() {
     this.els = {
       status: h("p", { class: "table-status", role: "status" }),
+      stakes: h("p", { class: "table-stakes" }), // cash table and rated (pages/wallet.js)
       conn: h("p", { class: "table-conn", role: "status", hidden: true }),
       totals: h("div", { class: "table-totals" }),
       actions: h("div", { class: "table-actions" }),
@@ -96,7 +98,7 @@ class TablePage {
       h("div", { class: "table-page" },
         h("div", { class: "table-head" },
           h("h1", { class: "table-title" }, this.title()),
-          e.status, e.conn, e.totals, e.actions),
+          e.stakes, e.status, e.conn, e.totals, e.actions),
         h("div", { class: "table-body" },
           h("div", { class: "table-center" }, e.main, e.turnbar, e.last),
           e.side),
@@ -241,6 +243,7 @@ class TablePage {
           h("dt", { class: "target" }, v.deal && v.deal.rules.hands ? t("table.length.hands_label") : t("table.length.target_label")),
           h("dd", { class: "target" }, String(v.deal ? (v.deal.rules.hands ?? v.deal.rules.target) : "")))
       : null);
+    fill(this.els.stakes, cashBadges(v.config));
     const seated = v.you !== null && v.you !== undefined;
     const buttons = [];
     if (v.status === "playing") {

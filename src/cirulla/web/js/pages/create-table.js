@@ -8,6 +8,7 @@ import * as cirulo from "../cirulo-form.js";
 import { hasKey, t } from "../i18n.js";
 import { h, fill, uid } from "./dom.js";
 import { readableError } from "./errors.js";
+import { cashField, cashProblem, cashRequest } from "./wallet.js";
 
 // Options the form shows elsewhere (game comes with the preset; length; O1/O2).
 const SHOWN_APART = new Set(["game", "target", "hands", "carte_viste", "carte_scoperte"]);
@@ -53,6 +54,10 @@ function newDraft(choices) {
     carte_scoperte: false,
     rules: {},
     private: false,
+    cash: false, // a cash table (wallet.js): stake and max_loss
+    stake: 1,
+    max_loss: 100,
+    rated: true,
   };
   applyPreset(d, choices, "cirulla");
   return d;
@@ -122,6 +127,7 @@ export function buildRequest(d, choices) {
     partita_seconds: d.partita,
     private: d.private,
     bots,
+    ...cashRequest(d),
   };
   if (d.name.trim()) config.name = d.name.trim();
   return { config, seat };
@@ -201,6 +207,7 @@ export function mountCreateTable(root, ctx) {
       clocksField(),
       isCirulo ? null : visibilityField(),
       isCirulo ? null : rulesField(),
+      isCirulo ? null : cashField(draft, choices, render),
       privateField(),
       error,
       h("button", { type: "submit", class: "primary big", name: "create" }, t("create.submit")));
@@ -429,7 +436,7 @@ export function mountCreateTable(root, ctx) {
     e.preventDefault();
     const button = e.target.querySelector("button[type=submit]");
     error.hidden = true;
-    const problem = draft.game === "cirulo" ? cirulo.ciruloProblem(draft) : null;
+    const problem = draft.game === "cirulo" ? cirulo.ciruloProblem(draft) : cashProblem(draft);
     if (problem) {
       error.textContent = problem;
       error.hidden = false;

@@ -7,6 +7,8 @@ import { mountCreateTable } from "./create-table.js";
 import { h, fill, link } from "./dom.js";
 import { readableError } from "./errors.js";
 import { entrantsText, formatText, gameText, startText, statusBadge } from "./tournaments.js";
+import { cashBadges } from "./wallet.js";
+import { playerLink } from "./player.js";
 
 const TOURNAMENTS_SHOWN = 5; // the lobby shows the next few; "Tornei" has them all
 const TOURNAMENTS_REFRESH_MS = 10000;
@@ -55,7 +57,7 @@ export function mountLobby(root, ctx) {
     if (!seat) return h("li", { class: "lobby-seat free" }, t("lobby.seat_free", { n: i + 1 }));
     const mine = seat.user && seat.user === user.id;
     return h("li", { class: ["lobby-seat", seat.bot ? "bot" : "person", mine ? "mine" : null] },
-      h("span", { class: "lobby-seat-name" }, seat.name || "?"),
+      h("span", { class: "lobby-seat-name" }, seat.bot ? seat.name || "?" : playerLink(seat.name)),
       seat.bot && !(seat.name || "").includes(seat.bot)
         ? h("span", { class: "badge" }, t("lobby.bot", { level: t(`level.${seat.bot}`) }))
         : null,
@@ -102,6 +104,7 @@ export function mountLobby(root, ctx) {
       h("div", { class: "lobby-table-head" },
         h("h3", { class: "lobby-table-name" }, title),
         h("span", { class: ["status-badge", tbl.status] }, t(`lobby.status.${tbl.status}`))),
+      h("p", { class: "lobby-table-cash" }, cashBadges(tbl)),
       h("p", { class: "lobby-table-meta" }, metaText(tbl)),
       h("ul", { class: "lobby-seats", "aria-label": t("lobby.seats") }, seats.map(seatLabel)),
       h("div", { class: "lobby-table-actions" }, buttons));
