@@ -41,6 +41,7 @@ _POSITIVE = (
     "topup_floor",
     "max_stake",
     "max_max_loss",
+    "max_entry_fee",
 )
 
 
@@ -115,6 +116,7 @@ class Settings:
     topup_floor: int = 200  # ... for a player with fewer chips than this (wallet + escrows)
     max_stake: int = 100  # the most a cash table's stake (chips a point) may be
     max_max_loss: int = 5000  # the most a cash table's maximum loss may be
+    max_entry_fee: int = 10_000  # the most a tournament's entry fee may be (chips)
     log_level: str = "info"
     extra: Mapping[str, Any] = field(default_factory=dict)
 

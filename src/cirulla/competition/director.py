@@ -19,6 +19,8 @@ from ..eventlog import LogRecord
 from ..game import Game
 from ..record import replay_game
 from ..store.db import VersionConflict
+from ..store.ledger import InsufficientChips
+from .fees import insufficient, tournament_movements
 from .runner import match_entry, match_result
 from .state import Tournament
 from .tournament_log import (
@@ -88,17 +90,23 @@ class Director:
 
     async def _commit(self, steps: list[tuple[str, dict[str, Any]]]) -> None:
         new: list[LogRecord] = []
+        entrants = dict(self.state.entrants)
         try:
             for kind, data in steps:
                 self._add(new, kind, data)
             self._follow_on(new)
             if not new:
                 return
+            # entry fees, refunds and prizes ride in the records' transaction (fees.py)
+            ledger = tournament_movements(self.state, entrants, new)
             await self.store.append(
-                self.id, new, status=self.state.status, summary=summary(self.state)
+                self.id, new, status=self.state.status, summary=summary(self.state), ledger=ledger
             )
-        except BaseException:
+        except BaseException as exc:
+            refused = self.state
             self.state = TournamentState.from_log(self.id, self.records)
+            if isinstance(exc, InsufficientChips):
+                raise insufficient(refused, exc) from None
             raise
         self.records.extend(new)
         self._after(new)

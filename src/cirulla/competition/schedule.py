@@ -76,6 +76,8 @@ class ScheduleEntry(BaseModel):
     timezone: str = "UTC"
     registration_minutes: int = Field(60, ge=1, le=7 * 24 * 60)
     bots: dict[str, int] = Field(default_factory=dict)  # level: count, registered at creation
+    entry_fee: int = 0  # chips (docs/chips.md "Tournament fees and prizes")
+    prizes: list[int] | None = None  # % of the pool by place; None: fees.DEFAULT_PRIZES
 
     @field_validator("timezone")
     @classmethod
@@ -129,6 +131,8 @@ class ScheduleEntry(BaseModel):
             "max_entrants": self.max_entrants,
             "private": self.private,
             "starts_at": starts_at,
+            "entry_fee": self.entry_fee,
+            **({} if self.prizes is None else {"prizes": list(self.prizes)}),
         }
 
     def next_start(self, now: datetime) -> datetime | None:

@@ -27,6 +27,7 @@ from ..bots.levels import LEVELS
 from ..eventlog import LogRecord
 from ..tables.config import TableConfig
 from .director import Director
+from .fees import DEFAULT_PRIZES, check_prizes
 from .state import FORMATS
 from .tournament_log import DirectorError, TournamentState, now_ms, summary
 
@@ -59,10 +60,14 @@ def _bad(field: str, message: str) -> DirectorError:
     return DirectorError("bad_config", f"{field}: {message}")
 
 
-def check_spec(raw: dict[str, Any], *, private_default: bool) -> dict[str, Any]:
+def check_spec(
+    raw: dict[str, Any], *, private_default: bool, max_entry_fee: int = 10_000
+) -> dict[str, Any]:
     """The `created` record's data from a POST /api/tournaments body; DirectorError
     `bad_config` naming the field otherwise (nothing is made)."""
     known = {
+        "entry_fee",
+        "prizes",
         "name",
         "format",
         "config",
@@ -140,6 +145,17 @@ def check_spec(raw: dict[str, Any], *, private_default: bool) -> dict[str, Any]:
     private = raw.get("private", private_default)
     if not isinstance(private, bool):
         raise _bad("private", "true or false")
+    entry_fee = raw.get("entry_fee", 0)
+    if (
+        not isinstance(entry_fee, int)
+        or isinstance(entry_fee, bool)
+        or not 0 <= entry_fee <= max_entry_fee
+    ):
+        raise _bad("entry_fee", f"chips from 0 (free) to {max_entry_fee}")
+    try:
+        prizes = check_prizes(raw.get("prizes", list(DEFAULT_PRIZES)))
+    except ValueError as exc:
+        raise _bad("prizes", str(exc)) from None
     stored = checked.model_dump(mode="json", exclude={"bots", "private", "name"})
     stored["options"] = {k: v for k, v in stored["options"].items() if k != "knockout"}
     state = TournamentState(
@@ -159,6 +175,8 @@ def check_spec(raw: dict[str, Any], *, private_default: bool) -> dict[str, Any]:
         "max_entrants": max_entrants,
         "private": private,
         "starts_at": starts_at,
+        "entry_fee": entry_fee,
+        "prizes": prizes,
     }
 
 
@@ -236,7 +254,11 @@ class TournamentService:
     ) -> tuple[Director, str | None]:
         """A new tournament from a POST body (organiser None: the operator's); `decks`
         and `dealer` (test mode only) go to round 1's first tables."""
-        data = check_spec(raw, private_default=organiser is not None)
+        data = check_spec(
+            raw,
+            private_default=organiser is not None,
+            max_entry_fee=self.tables.limits.max_entry_fee,
+        )
         data["organiser"] = organiser
         if decks is not None or dealer is not None:
             self._check_test_deal(data, decks, dealer)
@@ -306,8 +328,16 @@ class TournamentService:
                 raise DirectorError(
                     "tournament_full", f"the tournament is full ({st.max_entrants} entrants)"
                 )
+            # who registers pays for the side: naming a partner must never spend the
+            # partner's chips without asking (fees.py)
             entrants = [
-                {"id": f"e{st.numbered + i + 1}", "name": u["name"], "user": u["id"], "bot": None}
+                {
+                    "id": f"e{st.numbered + i + 1}",
+                    "name": u["name"],
+                    "user": u["id"],
+                    "bot": None,
+                    "fee": st.entry_fee * len(who) if i == 0 else 0,
+                }
                 for i, u in enumerate(who)
             ]
             return [("registered", {"entrants": entrants})]

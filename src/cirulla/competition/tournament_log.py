@@ -7,11 +7,13 @@ the node that directs a tournament, the nodes that merely take commands for it, 
 Record types and their data (every record also has `version` and `at`):
 
 - ``created``      ``{"name", "format", "config": table config, "rounds", "best_of",
-  "max_entrants", "private", "organiser": {"id", "name"} | None, "starts_at": ms | None}``;
+  "max_entrants", "private", "organiser": {"id", "name"} | None, "starts_at": ms | None,
+  "entry_fee": chips, "prizes": [% by place]}`` (the last two absent in old logs);
   a test-mode server's tournament also has ``"decks"`` and ``"dealer"``, given to the
   first tables of round 1 (``POST /api/test/tournaments``)
-- ``registered``   ``{"entrants": [{"id", "name", "user", "bot"}, ...]}``: one entrant,
-  or (4 players) two partners registered together
+- ``registered``   ``{"entrants": [{"id", "name", "user", "bot", "fee"}, ...]}``: one
+  entrant, or (4 players) two partners registered together; ``fee``: the chips each paid
+  into the pool (fees.py; absent in old logs: 0)
 - ``unregistered`` ``{"entrants": [id, ...]}``
 - ``cancelled``    ``{"reason"}``
 - ``started``      ``{"seed", "entrants": [id, ...] in seed order, "withdrawn": [id, ...]}``
@@ -70,6 +72,7 @@ class Entrant:
     user: str | None
     bot: str | None
     partner: str | None = None  # 4 players: the entrant registered with this one
+    fee: int = 0  # chips paid into the pool on registering (fees.py)
 
     def public(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "name": self.name, "user": self.user, "bot": self.bot}
@@ -103,6 +106,8 @@ class TournamentState:
     rounds_wanted: int | None = None  # Swiss: the organiser's number of rounds
     best_of: int = 1
     max_entrants: int = 64
+    entry_fee: int = 0  # chips a person pays to enter (fees.py)
+    prizes: list[int] = field(default_factory=lambda: [60, 30, 10])  # % of the pool by place
     private: bool = False
     organiser: dict[str, Any] | None = None
     starts_at: int | None = None
@@ -149,11 +154,16 @@ class TournamentState:
         self.private = bool(d.get("private", False))
         self.organiser = d.get("organiser")
         self.starts_at = d.get("starts_at")
+        self.entry_fee = int(d.get("entry_fee", 0))
+        self.prizes = list(d.get("prizes", self.prizes))
         self.created = at
 
     def _on_registered(self, d: dict[str, Any], at: int) -> None:
         self._registering()
-        new = [Entrant(e["id"], e["name"], e.get("user"), e.get("bot")) for e in d["entrants"]]
+        new = [
+            Entrant(e["id"], e["name"], e.get("user"), e.get("bot"), fee=int(e.get("fee", 0)))
+            for e in d["entrants"]
+        ]
         if len(new) == 2:
             new[0].partner, new[1].partner = new[1].id, new[0].id
         for e in new:
@@ -357,6 +367,8 @@ class TournamentState:
 
 def summary(state: TournamentState) -> dict[str, Any]:
     """A tournament as the list shows it (docs/protocol.md, "Tournaments")."""
+    from .fees import prize_view  # (fees.py folds this module's state)
+
     cfg = state.config
     try:
         rules = state.table_config().rules()
@@ -387,7 +399,8 @@ def summary(state: TournamentState) -> dict[str, Any]:
         "max_entrants": state.max_entrants,
         "entrants": entrants,
         "created": state.created,
-        "prize": None,  # the hook for chips (issue 14)
+        "entry_fee": state.entry_fee,
+        "prize": prize_view(state),  # None for a free tournament (fees.py)
     }
 
 

@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from ..eventlog import GENESIS, ChainError, LogRecord
+from .ledger import Movement, write_movements
 from .models import TournamentEventModel, TournamentModel
 
 if TYPE_CHECKING:
@@ -138,9 +139,12 @@ class TournamentStore:
         *,
         status: str,
         summary: dict[str, Any],
+        ledger: Sequence[Movement] = (),
     ) -> None:
-        """Add `records` to the log with the new status and summary, in one transaction;
-        VersionConflict (nothing written) if they do not follow on from the stored log."""
+        """Add `records` to the log with the new status and summary, and the chips they
+        move (`ledger`: entry fees, refunds, prizes), in one transaction; VersionConflict
+        (nothing written) if they do not follow on from the stored log, InsufficientChips
+        (nothing written) if a wallet cannot pay."""
         from .db import VersionConflict, _check_chain
 
         if not records:
@@ -171,6 +175,8 @@ class TournamentStore:
                 insert(tevents_t),
                 [{"tournament_id": tournament_id, **r.to_dict()} for r in records],
             )
+            if ledger:
+                write_movements(conn, ledger, now)
 
         try:
             await self._store._write_sync(body)

@@ -551,7 +551,7 @@ export default {
   "stats.difference": "Difference",
   "stats.index": "Luck index (standard deviations)",
 
-  "error.insufficient_chips": "Not enough chips to sit at this cash table: {message}",
+  "error.insufficient_chips": "Not enough chips: {message}",
   "error.playban": "You cannot sit at rated or cash tables for now: {message}",
   "error.no_topup": "No top-up now: {message}",
   "table.error.insufficient_chips": "Not enough chips to sit at this cash table.",

@@ -7,7 +7,7 @@ import { api } from "../api.js";
 import { t } from "../i18n.js";
 import { h, fill, link, uid } from "./dom.js";
 import { readableError } from "./errors.js";
-import { clocksText, entrantsText, formatText, gameText, lengthText, startText, statusBadge } from "./tournaments.js";
+import { clocksText, entrantsText, formatText, gameText, lengthText, prizeText, startText, statusBadge } from "./tournaments.js";
 
 const REFRESH_MS = 3000;
 const LEVELS = ["facile", "normale", "difficile", "campione"];
@@ -106,7 +106,11 @@ export function mountTournament(root, ctx) {
       h("p", { class: "tournament-meta" }, [gameText(s), lengthText(s), clocksText(s)].filter(Boolean).join(" · ")),
       h("p", { class: "tournament-meta" },
         [entrantsText(s), startText(s), t("tournament.organiser", { name: organiser })].filter(Boolean).join(" · ")),
-      h("p", { class: "tournament-prize" }, t("tournament.prize", { prize: s.prize ?? "—" })));
+      h("p", { class: "tournament-prize" }, prizeText(s)),
+      s.prize && s.prize.paid && s.prize.paid.length
+        ? h("p", { class: "tournament-meta tournament-paid" },
+          s.prize.paid.map((a) => t("tournament.prize_paid", { name: a.name, chips: a.chips })).join(" · "))
+        : null);
   }
 
   function winnerLine(s, byId) {

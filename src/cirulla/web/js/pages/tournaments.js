@@ -22,6 +22,17 @@ export function whenText(ms) {
   return d.toLocaleString(language() === "it" ? "it-IT" : "en-GB", { dateStyle: "medium", timeStyle: "short" });
 }
 
+// The entry fee and the prize pool (docs/chips.md); "—" for a free torneo.
+export function prizeText(s) {
+  const p = s.prize;
+  if (!p) return t("tournament.prize", { prize: "—" });
+  const split = (p.prizes || []).map((n) => `${n}%`).join(" / ");
+  return [
+    t("tournament.prize", { prize: t("tournament.prize_pool", { pool: p.pool, split }) }),
+    t("tournament.entry_fee", { n: p.entry_fee }),
+  ].join(" · ");
+}
+
 export function formatText(s) {
   const name = t(`tournament.format.${s.format}`);
   if (s.format === "knockout" && s.best_of > 1) return `${name} · ${t("tournament.best_of", { n: s.best_of })}`;
@@ -88,6 +99,7 @@ export function mountTournaments(root, ctx) {
         statusBadge(s.status)),
       h("p", { class: "tournament-meta" }, formatText(s), s.private ? h("span", { class: "badge" }, t("tournament.private")) : null),
       h("p", { class: "tournament-meta" }, [gameText(s), lengthText(s), clocksText(s)].filter(Boolean).join(" · ")),
+      s.prize ? h("p", { class: "tournament-meta tournament-fee" }, prizeText(s)) : null,
       h("p", { class: "tournament-meta" },
         h("span", { class: "tournament-entrants" }, entrantsText(s)),
         mine ? h("span", { class: "badge you" }, t("tournament.registered")) : null,
@@ -177,6 +189,7 @@ function newDraft(choices) {
     startKind: "manual",
     starts_at: "",
     max_entrants: 64,
+    entry_fee: 0,
     private: false,
   };
   applyPreset(d, choices, d.preset);
@@ -228,6 +241,7 @@ export function buildTournament(d, choices) {
     best_of: d.format === "knockout" ? Number(d.best_of) : 1,
     starts_at: d.startKind === "at" ? localMs(d.starts_at) : null,
     max_entrants: Number(d.max_entrants),
+    entry_fee: Number(d.entry_fee) || 0,
     private: d.private,
   };
 }
@@ -238,6 +252,8 @@ function problem(d) {
   if (!Number.isInteger(length) || length < 1) return t("create.bad_length");
   const max = Number(d.max_entrants);
   if (!Number.isInteger(max) || max < 2 || max > 256) return t("tournaments.bad_max");
+  const fee = Number(d.entry_fee || 0);
+  if (!Number.isInteger(fee) || fee < 0) return t("tournaments.bad_fee");
   if (d.format === "swiss" && (!Number.isInteger(Number(d.rounds)) || Number(d.rounds) < 1)) return t("tournaments.bad_rounds");
   if (d.startKind === "at") {
     const ms = localMs(d.starts_at);
@@ -314,6 +330,12 @@ export function mountTournamentForm(root, ctx) {
           id, type: "number", name: "max_entrants", min: 2, max: 256, step: 1, value: d.max_entrants,
           oninput: (e) => { d.max_entrants = e.target.value; },
         }))),
+      h("div", { class: "field" },
+        ...labelled(t("tournaments.entry_fee"), (id) => h("input", {
+          id, type: "number", name: "entry_fee", min: 0, step: 1, value: d.entry_fee,
+          oninput: (e) => { d.entry_fee = e.target.value; },
+        })),
+        h("small", { class: "hint" }, t("tournaments.entry_fee_help"))),
       startField(),
       h("div", { class: "check" },
         h("input", {
