@@ -71,6 +71,12 @@ def create_app(settings: Settings) -> FastAPI:
             await tables.cluster.start()
         await bots.start()
         tables.movements = table_movements  # chips move with a cash table's records
+        # accounts older than the ledger get the welcome grant a new one gets, once
+        granted = await store.ledger.grant_missing_welcome(
+            settings.welcome_chips, settings.guest_chips
+        )
+        if granted:
+            log.info("granted the welcome chips to %d accounts older than the ledger", granted)
         # the ratings: every partita as it ends, and (in the background, oldest first)
         # those that ended while no listener ran
         app.state.ratings = RatingService(store)

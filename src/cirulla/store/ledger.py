@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from sqlalchemy import Table as SqlTable
-from sqlalchemy import case, func, insert, or_, select, update
+from sqlalchemy import case, func, insert, literal, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
@@ -273,6 +273,34 @@ class LedgerStore:
     async def write(self, movements: Sequence[Movement]) -> None:
         """`movements` in a transaction of their own (grants, tournament money)."""
         await self._store._write_sync(write_movements, list(movements), _now())
+
+    async def grant_missing_welcome(self, registered: int, guest: int) -> int:
+        """Welcome grants for accounts made before the ledger existed (a database
+        migrated by 0003): each gets what a new account of its kind gets, once (the
+        grant's key); how many were granted."""
+        from .models import User
+
+        users_t = cast(SqlTable, User.__table__)
+        async with self._store._read() as conn:
+            rows = await conn.execute(
+                select(users_t.c.id, users_t.c.guest).where(
+                    ~select(movements_t.c.id)
+                    .where(movements_t.c.key == literal("welcome:").concat(users_t.c.id))
+                    .exists()
+                )
+            )
+            missing = [(str(r.id), bool(r.guest)) for r in rows]
+        granted = 0
+        for user, is_guest in missing:
+            chips = guest if is_guest else registered
+            if chips <= 0:
+                continue
+            try:
+                await self.write([welcome_grant(user, chips)])
+            except DuplicateMovement:  # granted meanwhile (another node starting)
+                continue
+            granted += 1
+        return granted
 
     async def topup(self, user: str, chips: int, floor: int, now: datetime | None = None) -> int:
         """Grant the daily top-up if the user's chips (wallet and escrows) are under
