@@ -103,7 +103,9 @@ def test_register_logs_in_with_a_hashed_session(server: Server) -> None:
         assert cookie["max-age"] == str(30 * DAY)
 
         me = http.get("/api/me")
-        assert me.status_code == 200 and me.json() == {"user": user}
+        # the account and its wallet: the welcome grant, nothing held at a cash table
+        wallet = {"chips": 1000, "escrow": 0}
+        assert me.status_code == 200 and me.json() == {"user": {**user, **wallet}, **wallet}
 
     with database(server) as db:
         hashes = [row[0] for row in db.execute("SELECT token_hash FROM sessions")]
@@ -217,7 +219,7 @@ def test_guest_then_claim(server: Server) -> None:
         guest = r.json()["user"]
         assert re.fullmatch(r"ospite-\d{4}", guest["name"]) and guest["guest"] is True
         assert "httponly" in session_cookie(r)
-        assert http.get("/api/me").json()["user"] == guest
+        assert http.get("/api/me").json()["user"] == {**guest, "chips": 200, "escrow": 0}
         guest_token = http.cookies["cirulla_session"]
 
         with client(server) as other:
@@ -240,7 +242,7 @@ def test_guest_then_claim(server: Server) -> None:
         assert claimed["name"] == "Ilaria" and claimed["guest"] is False
         assert session_cookie(r)["cirulla_session"] != guest_token  # a fresh session
         assert me_with(http, guest_token).status_code == 401
-        assert http.get("/api/me").json()["user"] == claimed
+        assert http.get("/api/me").json()["user"] == {**claimed, "chips": 200, "escrow": 0}
 
         again = http.post("/api/claim", json={"name": "Ilaria2", "password": PASSWORD})
         assert error_of(again)[:2] == (409, "not_a_guest")

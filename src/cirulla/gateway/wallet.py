@@ -37,7 +37,7 @@ async def get_wallet(
     request: Request,
     user: Annotated[UserRow, Depends(current_user)],
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    before: Annotated[int | None, Query(ge=1)] = None,
+    before: Annotated[int | None, Query(ge=1, le=2**62)] = None,
 ) -> dict[str, Any]:
     """The wallet's free chips, the chips in escrow, and its entries newest first;
     `next` is the `before` of the page after this one (None on the last)."""

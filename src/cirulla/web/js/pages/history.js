@@ -4,6 +4,7 @@ import { api } from "../api.js";
 import { language, t } from "../i18n.js";
 import { h, fill, link } from "./dom.js";
 import { readableError } from "./errors.js";
+import { playerLink } from "./player.js";
 
 function when(iso) {
   const d = new Date(iso);
@@ -24,7 +25,8 @@ function playersText(summary, mySeat) {
     const label = name || t("history.nobody");
     const bot = bots[seat];
     const level = bot && !label.includes(bot) ? ` (${t(`level.${bot}`)})` : "";
-    return h("span", { class: ["player", seat === mySeat ? "me" : null, bot ? "bot" : null] }, label, level);
+    const shown = name && !bot ? playerLink(name) : label;  // people have a profile, bots do not
+    return h("span", { class: ["player", seat === mySeat ? "me" : null, bot ? "bot" : null] }, shown, level);
   }).flatMap((el, i) => (i ? [", ", el] : [el]));
 }
 
