@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import secrets
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import glicko2
 import pytest
 from openskill.models import PlackettLuce
-from serverutil import PG_URL
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import create_async_engine
+from test_store import Backend
+from test_store import backend as backend  # the fixture: SQLite and PostgreSQL
 
 from cirulla.competition.ratings import (
     INITIAL,
@@ -179,48 +174,6 @@ def test_bot_ratings_are_shipped_and_ordered_by_strength() -> None:
 
 
 # ---- the store, on SQLite and PostgreSQL ------------------------------------------------------
-async def _execute(url: str, statement: str) -> None:
-    engine = create_async_engine(url)
-    try:
-        async with engine.begin() as conn:
-            await conn.execute(text(statement))
-    finally:
-        await engine.dispose()
-
-
-@dataclass(frozen=True)
-class Backend:
-    url: str
-    schema: str | None = None
-
-    async def open(self) -> Store:
-        return await Store.open(self.url, schema=self.schema)
-
-    def run(self, check: Callable[[Store], Awaitable[None]]) -> None:
-        async def main() -> None:
-            store = await self.open()
-            try:
-                await check(store)
-            finally:
-                await store.close()
-
-        asyncio.run(main())
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    if request.param == "sqlite":
-        yield Backend(f"sqlite+aiosqlite:///{tmp_path / 'store.db'}")
-        return
-    schema = f"t_{secrets.token_hex(6)}"
-    try:
-        asyncio.run(_execute(PG_URL, f"CREATE SCHEMA {schema}"))
-    except Exception as exc:
-        pytest.skip(f"PostgreSQL not reachable at {PG_URL}: {exc!r}")
-    try:
-        yield Backend(PG_URL, schema)
-    finally:
-        asyncio.run(_execute(PG_URL, f"DROP SCHEMA {schema} CASCADE"))
 
 
 async def _users(store: Store, *names: str, guest: bool = False) -> list[str]:
