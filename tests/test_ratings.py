@@ -169,7 +169,9 @@ def test_bot_ratings_are_shipped_and_ordered_by_strength() -> None:
     assert data["anchor"]["level"] in levels
     assert levels[data["anchor"]["level"]]["rating"] == data["anchor"]["rating"]
     assert levels["random"]["rating"] < levels["facile"]["rating"] < levels["normale"]["rating"]
-    assert levels["normale"]["rating"] < levels["difficile"]["rating"]
+    assert (
+        levels["normale"]["rating"] < levels["difficile"]["rating"] < levels["campione"]["rating"]
+    )
     assert set(bot_level_ratings()) == {"facile", "normale", "difficile", "campione"}
 
 
