@@ -737,3 +737,16 @@ def test_cirulla_verify_rejects_a_changed_game_part(
     record["game"]["totals"] = [t + 1 for t in record["game"]["totals"]]
     out = _verify_one(record, tmp_path, "changed-totals")
     assert "game record does not match" in out
+
+
+def test_b8_automatic_declaration_switched_over_the_socket_is_what_api_me_says(
+    server: Server,
+) -> None:
+    """The socket's `auto_declare` saves the option; GET /api/me (whose session is cached
+    for a few seconds) says the new value at once, not the cached one."""
+    [p] = guests(server, 1)
+    assert p.http.get("/api/me").json()["user"]["options"]["auto_declare"] is True
+    set_auto_declare(p, False)
+    assert p.http.get("/api/me").json()["user"]["options"]["auto_declare"] is False
+    set_auto_declare(p, True)
+    assert p.http.get("/api/me").json()["user"]["options"]["auto_declare"] is True

@@ -39,7 +39,7 @@ from .actions import ActionMemory
 from .connections import ABORT_KEY, Connections
 from .frames import Outbox, encode
 from .protocol import COMMAND
-from .security import SESSION_COOKIE, token_hash, user_from_token
+from .security import SESSION_COOKIE, forget_user, token_hash, user_from_token
 
 __all__ = ["INFRASTRUCTURE_ERRORS", "TOO_SLOW", "router"]
 
@@ -388,6 +388,7 @@ class Connection:
             options = dict(fresh.options if fresh is not None else {})
             options["auto_declare"] = cmd.on
             await store.set_options(self.account.id, options)
+            forget_user(self.account.id)  # GET /api/me must not serve the cached old options
             for table_id in list(self.watching):
                 table = await self.tables.route(table_id)
                 await table.set_auto_declare(self.account.id, cmd.on)
