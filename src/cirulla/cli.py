@@ -1,4 +1,5 @@
-"""The `cirulla` command: serve, rules, deal, game, replay, play, arena, tournament, verify."""
+"""The `cirulla` command: serve, rules, deal, game, replay, play, arena, tournament, verify,
+score."""
 
 from __future__ import annotations
 
@@ -173,6 +174,7 @@ def _parser() -> argparse.ArgumentParser:
     from .competition.cli import add_cli as add_tournament
     from .competition.ledger_cli import add_cli as add_ledger
     from .play import add_cli as add_play
+    from .score_cli import add_cli as add_score
     from .server import add_cli as add_serve
     from .verify import add_cli as add_verify
 
@@ -182,6 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     add_arena(sub)
     add_tournament(sub)
     add_ledger(sub)
+    add_score(sub)
     return parser
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .cards import SUITS, Card, parse_cards
+from .cards import SUITS, Card, full_deck, parse_cards
 from .rules import Rules
 
 __all__ = ["ITEMS", "Score", "score_cards", "score_piles"]
@@ -121,6 +121,8 @@ def score_piles(
     """The score sheet for captured piles, one list of cards per side.
 
     `scope` and `bonus` give each side's sweeps and bonus points (default 0).
+    The piles must hold the whole 40-card deck between them (P8: the last table
+    cards go to the last capture), or be all empty when nobody captured.
     """
     if not isinstance(piles, list | tuple) or len(piles) not in (2, 3):
         raise ValueError("piles must be a list of 2 or 3 piles, one per side")
@@ -141,7 +143,24 @@ def score_piles(
     bonus_list = _per_side(bonus, n, "bonus")
     if rules.is_scopa and any(bonus_list):
         raise ValueError("Scopa has no bonus points (SC5)")
+    _check_whole_deck(seen)
     return score_cards(rules, parsed, scope_list, bonus_list)
+
+
+#: Every preset plays the 40-card pack (C1, CR2, SC1): the piles must share it out.
+_DECK: Final = tuple(full_deck())
+
+
+def _check_whole_deck(seen: set[Card]) -> None:
+    """All 40 cards end in some pile (P8), unless nobody captured at all (P8, D7)."""
+    if not seen or len(seen) == len(_DECK):
+        return
+    missing = [c for c in _DECK if c not in seen]
+    shown = " ".join(str(c) for c in missing[:8]) + (" ..." if len(missing) > 8 else "")
+    raise ValueError(
+        f"the piles hold {len(seen)} of the {len(_DECK)} cards, {len(missing)} missing"
+        f" ({shown}): every card ends in some side's pile (P8)"
+    )
 
 
 def score_cards(
