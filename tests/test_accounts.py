@@ -92,7 +92,13 @@ def test_register_logs_in_with_a_hashed_session(server: Server) -> None:
         user = r.json()["user"]
         assert set(user) == {"id", "name", "guest", "options"}
         assert user["name"] == "Anna" and user["guest"] is False
-        assert user["options"] == {"auto_declare": True, "deck_style": "french", "language": "it"}
+        assert user["options"] == {
+            "auto_declare": True,
+            "deck_style": "french",
+            "language": "it",
+            "sound": True,
+            "volume": 70,
+        }
         assert re.fullmatch(r"[0-9a-f]{16}", user["id"])
 
         cookie = session_cookie(r)
@@ -273,15 +279,23 @@ def test_options(server: Server) -> None:
             "auto_declare": True,
             "deck_style": "napoletane",
             "language": "it",
+            "sound": True,
+            "volume": 70,
         }
         r = http.put("/api/me/options", json={"language": "en", "auto_declare": False})
-        expected = {"auto_declare": False, "deck_style": "napoletane", "language": "en"}
+        expected = {
+            "auto_declare": False,
+            "deck_style": "napoletane",
+            "language": "en",
+            "sound": True,
+            "volume": 70,
+        }
         assert r.json()["user"]["options"] == expected
         assert http.put("/api/me/options", json={}).json()["user"]["options"] == expected
 
         for body, named in [
             ({"colour": "red"}, "colour"),
-            ({"language": "it", "volume": 3}, "volume"),  # nothing changes, not even language
+            ({"language": "it", "music": 3}, "music"),  # nothing changes, not even language
             ({"auto_declare": "yes"}, "auto_declare"),
             ({"auto_declare": 1}, "auto_declare"),
             ({"deck_style": "tarocchi"}, "deck_style"),

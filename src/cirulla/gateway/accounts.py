@@ -53,6 +53,8 @@ OPTION_DEFAULTS: Final[Mapping[str, Any]] = {
     "auto_declare": True,
     "deck_style": "french",
     "language": "it",
+    "sound": True,  # the table's sounds (docs/sound.md)
+    "volume": 70,  # 0-100
 }
 
 
@@ -71,10 +73,18 @@ def _boolean(name: str, value: Any) -> str | None:
     return f"Option '{name}' must be true or false, not {value!r}."
 
 
+def _volume(name: str, value: Any) -> str | None:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100:
+        return None
+    return f"Option '{name}' must be a whole number from 0 to 100, not {value!r}."
+
+
 _OPTION_CHECKS: Final[Mapping[str, Callable[[str, Any], str | None]]] = {
     "auto_declare": _boolean,
     "deck_style": _one_of(tuple(STYLES)),
     "language": _one_of(LANGUAGES),
+    "sound": _boolean,
+    "volume": _volume,
 }
 
 

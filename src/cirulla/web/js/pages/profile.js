@@ -1,10 +1,11 @@
 // The profile: the account (a guest may claim it with a name and password), the
-// options (automatic declaration B8, deck style C2, language), log out.
+// options (automatic declaration B8, deck style C2, language, sound), log out.
 import { api } from "../api.js";
 import { LANGUAGES, language, t } from "../i18n.js";
 import { credentialsForm } from "./auth.js";
 import { h, fill, uid } from "./dom.js";
 import { readableError } from "./errors.js";
+import { setSoundSettings, soundSettings } from "../sound.js";
 
 const FALLBACK_STYLES = ["french", "napoletane", "piacentine"];
 
@@ -96,6 +97,12 @@ export function mountProfile(root, ctx) {
     const langId = uid("p");
     const lang = h("select", { id: langId, name: "language" },
       LANGUAGES.map((l) => h("option", { value: l, lang: l, selected: l === language() }, t(`language.${l}`))));
+    // sound at the table (docs/sound.md): the server's option, else this browser's
+    const heard = soundSettings();
+    const soundId = uid("p");
+    const sound = h("input", { type: "checkbox", id: soundId, name: "sound", checked: typeof opts.sound === "boolean" ? opts.sound : heard.on });
+    const volumeId = uid("p");
+    const volume = h("input", { type: "range", id: volumeId, name: "volume", min: 0, max: 100, step: 5, value: Number.isInteger(opts.volume) ? opts.volume : heard.volume });
     const message = h("p", { class: "saved", role: "status" });
     const error = h("p", { class: "error", role: "alert", hidden: true });
     const save = h("button", { type: "submit", class: "primary", name: "save" }, t("profile.save"));
@@ -111,6 +118,8 @@ export function mountProfile(root, ctx) {
       h("div", { class: "field" },
         h("label", { for: langId }, t("profile.language")),
         lang),
+      h("div", { class: "check" }, sound, h("label", { for: soundId }, t("profile.sound"))),
+      h("div", { class: "field" }, h("label", { for: volumeId }, t("profile.volume")), volume),
       error,
       save,
       message);
@@ -119,11 +128,15 @@ export function mountProfile(root, ctx) {
       error.hidden = true;
       message.textContent = "";
       save.disabled = true;
-      const changes = { auto_declare: auto.checked, deck_style: style.value, language: lang.value };
+      const changes = {
+        auto_declare: auto.checked, deck_style: style.value, language: lang.value,
+        sound: sound.checked, volume: Number(volume.value),
+      };
       try {
         const data = await api("PUT", "/api/me/options", changes);
         user = data.user;
         ctx.setUser(data.user, { adoptLanguage: false });
+        setSoundSettings({ on: changes.sound, volume: changes.volume });
         if (ctx.conn) {
           // Also now, at the tables the player sits at (sent again after a reconnect).
           ctx.conn.send({ type: "auto_declare", on: changes.auto_declare }).then((answer) => {
