@@ -71,7 +71,9 @@ class Settings:
     test_mode: bool = False
     bot_delay: float = 0.8  # seconds a bot "thinks" before its move appears
     grace: float = 1.0  # seconds of network lag forgiven on every clock
-    deal_pause: float = 3.0  # seconds to read the score sheet before the next deal
+    # Seconds between smazzate: the score sheet is shown over the table only then, and
+    # no clock runs (the next deal, and its first mover's clock, start after it).
+    deal_pause: float = 6.0
     max_frame: int = 16_384  # bytes; a larger WebSocket frame is refused
     flood_per_second: float = 20.0  # commands a client may send per second on average
     flood_burst: int = 40

@@ -118,3 +118,12 @@ export async function animatePlays(root, before, plays, { side, style, lang }) {
   }
   await Promise.all(jobs);
 }
+
+// Stops every flight at once (the score sheet opens over the board: nothing may fly
+// over it). The cards flying are only copies: the board already shows the outcome.
+export function finishFlights() {
+  for (const el of document.querySelectorAll(".fly-layer .flying")) {
+    for (const a of el.getAnimations ? el.getAnimations() : []) a.cancel();
+    el.remove();
+  }
+}

@@ -4,7 +4,7 @@ import { h } from "./table-dom.js";
 
 // `els` holds the table's announce, hint and toasts elements.
 export function announce(els, text, kind = "info", ms = 3000) {
-  const item = h("div", { class: ["banner", `banner-${kind}`] }, text);
+  const item = h("div", { class: ["banner", `banner-${kind}`], title: text }, text); // whole when cut
   els.announce.append(item);
   while (els.announce.children.length > 2) els.announce.firstChild.remove();
   setTimeout(() => item.remove(), kind === "big" ? 4500 : ms);
