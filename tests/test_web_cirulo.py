@@ -475,7 +475,9 @@ def test_the_cirulo_catalogs_have_the_same_keys_and_every_key_used() -> None:
     for path in files:
         used |= set(re.findall(r'\bt\("([a-z_]+\.[\w.-]+)"', path.read_text(encoding="utf-8")))
     assert {k for k in used if k.startswith("cirulo.")}, "no Cirulo strings found"
-    assert not used - known, sorted(used - known)
+    # a key written in plural forms ("key.one", "key.other") is chosen by its count
+    missing = {k for k in used - known if f"{k}.other" not in known}
+    assert not missing, sorted(missing)
     # keys built from names: decks, splits, games, why a game ended
     for name in ("spanish48", "poker52"):
         assert f"cirulo.deck.{name}" in it

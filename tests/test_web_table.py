@@ -737,7 +737,7 @@ def test_the_dealers_bonus_is_announced(pages: Any) -> None:
     expect(page.locator(".announce")).to_contain_text("gira 15")
     expect(page.locator(".table-empty")).to_be_visible()
     pile = page.locator(".seat[data-seat='1'] .pile")
-    expect(pile).to_have_attribute("aria-label", re.compile(r"4 carte.*1 punti"))
+    expect(pile).to_have_attribute("aria-label", re.compile(r"4 carte.*1 punto di accusi"))
 
 
 WATCH_FLIGHTS = """() => {

@@ -7,6 +7,7 @@ from pathlib import Path
 from fastapi import APIRouter, FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 
 __all__ = ["PAGES", "install_web"]
 
@@ -23,6 +24,7 @@ PAGES = (
     "/tournaments",
     "/wallet",
     "/leaderboards",
+    "/score",
 )
 
 
@@ -39,5 +41,13 @@ def install_web(app: FastAPI) -> None:
     router.add_api_route("/replay/{table_id}", index, methods=["GET"])
     router.add_api_route("/tournament/{tournament_id}", index, methods=["GET"])
     router.add_api_route("/player/{name}", index, methods=["GET"])
+
+    async def favicon() -> FileResponse:
+        # browsers ask for /favicon.ico on their own (index.html links the SVG)
+        return FileResponse(WEB / "favicon.ico", headers={"Cache-Control": "max-age=86400"})
+
+    router.add_api_route("/favicon.ico", favicon, methods=["GET"])
     app.include_router(router)
-    app.mount("/static", StaticFiles(directory=WEB), name="static")
+    # gzip: the modules, catalogs and decks are text, a third of their size compressed
+    static = GZipMiddleware(StaticFiles(directory=WEB), minimum_size=1024)
+    app.mount("/static", static, name="static")

@@ -104,6 +104,7 @@ class TableActor:
         self._bases: dict[int | None, dict[str, Any]] = {}
         self._bases_version: int | None = None
         self._seen: dict[Subscriber, tuple[int | None, int]] = {}
+        self._watchers_sent: dict[str, Any] = {"count": 0, "names": []}
         self._lock = asyncio.Lock()
         self.bots = bots  # worker processes for the search bots (None: a thread here)
         self._timer: asyncio.Task[None] | None = None
@@ -136,6 +137,7 @@ class TableActor:
             )
         # (since == version: the client holds this version's view already)
         self._seen[sub] = (viewer, st.version)
+        self._send_watchers(sub)
 
     async def join(self, sub: Subscriber, since: int | None) -> int:
         """`subscribe` in turn with the table's writes, so nobody sees a version being written."""
@@ -162,6 +164,35 @@ class TableActor:
     def unsubscribe(self, sub: Subscriber) -> None:
         self.subscribers.discard(sub)
         self._seen.pop(sub, None)
+        self._send_watchers()
+
+    def watchers(self) -> dict[str, Any]:
+        """Who watches without a seat: a count and the names this node knows (a client
+        on another node counts, unnamed). Names only: nothing of the cards."""
+        names: dict[str, str | None] = {}
+        anonymous = 0
+        for sub in self.subscribers:
+            if sub.user is None:
+                anonymous += 1
+            elif self.state.seat_of(sub.user) is None:
+                names[sub.user] = getattr(getattr(sub, "account", None), "name", None)
+        listed = sorted({n for n in names.values() if isinstance(n, str)})
+        return {"count": len(names) + anonymous, "names": listed}
+
+    def _send_watchers(self, new: Subscriber | None = None) -> None:
+        """A `watchers` frame (unversioned: it changes no view) to everyone when the
+        spectators change, else to a newcomer when there are any."""
+        current = self.watchers()
+        if current != self._watchers_sent:
+            self._watchers_sent = current
+            targets = list(self.subscribers)
+        elif new is not None and current["count"]:
+            targets = [new]
+        else:
+            return
+        frame = {"type": "watchers", "watching": self.state.id, **current}
+        for sub in targets:
+            sub.deliver(frame)
 
     async def leave(self, sub: Subscriber) -> int:
         """Stop watching; a player seated at a table not yet started gives up the seat."""
@@ -208,6 +239,8 @@ class TableActor:
                 sub.deliver(frame)
             seen[sub] = (viewer, version)
         self._bases, self._bases_version = views, version
+        if any(rec.type in ("sat", "stood") for rec in new):
+            self._send_watchers()  # a spectator who sits is a player now
 
     # ---- commands from players --------------------------------------------------------
     async def sit(

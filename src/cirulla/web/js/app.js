@@ -10,6 +10,7 @@ import { readableError } from "./pages/errors.js";
 import { notify } from "./pages/toast.js";
 import { watchTournaments } from "./pages/tournament-notices.js";
 import { walletBadge, walletOf } from "./pages/wallet.js";
+import "./sound.js"; // from the start: the page's first click or key unlocks sound
 
 // The server's default language option (gateway/accounts.py OPTION_DEFAULTS): an account
 // that still has it never chose, so the browser's preference is kept.
@@ -26,6 +27,7 @@ const ROUTES = [
   { pattern: /^\/tournament\/([^/]+)$/, page: "tournament", auth: true },
   { pattern: /^\/wallet$/, page: "wallet", auth: true },
   { pattern: /^\/leaderboards$/, page: "leaderboards", auth: true },
+  { pattern: /^\/score$/, page: "score", auth: false }, // the score keeper: a tool, no login
   { pattern: /^\/player\/([^/]+)$/, page: "player", auth: true },
   { pattern: /^\/table\/([^/]+)$/, page: "table", auth: true },
   { pattern: /^\/replay\/([^/]+)$/, page: "replay", auth: true },
@@ -43,6 +45,7 @@ const PAGES = {
   tournament: [() => import("./pages/tournament.js"), "mountTournament"],
   wallet: [() => import("./pages/wallet.js"), "mountWallet"],
   leaderboards: [() => import("./pages/leaderboards.js"), "mountLeaderboards"],
+  score: [() => import("./pages/score-keeper.js"), "mountScoreKeeper"],
   player: [() => import("./pages/player.js"), "mountPlayer"],
   table: [() => import("./table.js"), "mountTable"],
   replay: [() => import("./replay.js"), "mountReplay"],
@@ -299,6 +302,7 @@ function pageContext(page, params, url) {
       tableId: params[0],
       invite: url.searchParams.get("invite"),
       options: { ...(user ? user.options : {}), language: language() },
+      setUser, // the table's options save the user's options (table-options.js)
     };
   }
   return {
@@ -321,13 +325,14 @@ function renderBar() {
   const current = state.page;
   const nav = user
     ? h("nav", { class: "topnav", "aria-label": t("nav.label") },
-        ["lobby", "tournaments", "leaderboards", "history", "profile"].map((name) =>
+        ["lobby", "tournaments", "leaderboards", "history", "profile", "score"].map((name) =>
           link(`/${name}`, t(`nav.${name}`), {
             "aria-current": current === name || (name === "tournaments" && current === "tournament") ? "page" : null,
           })))
     : h("nav", { class: "topnav", "aria-label": t("nav.label") },
         link("/login", t("nav.login"), { "aria-current": current === "login" ? "page" : null }),
-        link("/register", t("nav.register"), { "aria-current": current === "register" ? "page" : null }));
+        link("/register", t("nav.register"), { "aria-current": current === "register" ? "page" : null }),
+        link("/score", t("nav.score"), { "aria-current": current === "score" ? "page" : null }));
   const langs = h("div", { class: "langswitch", role: "group", "aria-label": t("nav.language") },
     LANGUAGES.map((lang) =>
       h("button", {

@@ -37,10 +37,28 @@ export function setLanguage(lang) {
 }
 
 // t("lobby.seats", {n: 3}) -> the string with {n} filled in; the key itself if missing,
-// so a missing string is visible rather than blank.
+// so a missing string is visible rather than blank. A key written in plural forms
+// ("key.one", "key.other", ...) is chosen by the count in {n} (see plural()).
 export function t(key, params = {}) {
-  const text = catalogs[current][key] ?? catalogs.en[key] ?? key;
+  const forms = catalogs[current][key] === undefined && typeof params.n === "number";
+  const chosen = forms ? pluralKey(key, params.n) : key;
+  const text = catalogs[current][chosen] ?? catalogs.en[chosen] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+}
+
+// The language's plural rules (Intl.PluralRules): "key.one" for 1 in both languages,
+// "key.many" where Italian has it, "key.other" otherwise.
+const rules = {};
+export function pluralKey(key, n, lang = current) {
+  rules[lang] ??= new Intl.PluralRules(lang === "it" ? "it-IT" : "en-GB");
+  const form = `${key}.${rules[lang].select(n)}`;
+  return form in catalogs[lang] || form in catalogs.en ? form : `${key}.other`;
+}
+
+// plural("table.cards_in_hand", 1) -> "1 carta in mano": {n} is the count, written
+// with the language's digit grouping.
+export function plural(key, n, params = {}) {
+  return t(pluralKey(key, n), { ...params, n: new Intl.NumberFormat(current === "it" ? "it-IT" : "en-GB").format(n) });
 }
 
 export function hasKey(key, lang = current) {

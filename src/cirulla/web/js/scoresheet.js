@@ -1,6 +1,6 @@
 // The score sheet of a smazzata (S9: every item per side), the partita's totals, and
 // a small SVG chart of the totals after each smazzata.
-import { t } from "./i18n.js";
+import { plural, t } from "./i18n.js";
 import { h } from "./table-dom.js";
 
 export const ITEMS = ["scope", "bonus", "cards", "diamonds", "settebello", "primiera", "grande", "piccola"];
@@ -48,7 +48,7 @@ export function scoreTable(sheet, { sideNames, rules, caption, totals = null }) 
     ? h("tr", { class: "details" },
         h("th", { scope: "row" }, t("score.details")),
         sheet.details.map((d, i) => h("td", { dataset: { side: i } },
-          t("score.details.text", { cards: d.cards, diamonds: d.diamonds, primiera: d.primiera ?? "\u2013" }))))
+          t("score.details.text", { cards: plural("table.count.cards", d.cards), diamonds: plural("table.count.diamonds", d.diamonds), primiera: d.primiera ?? "\u2013" }))))
     : null;
   return h("table", { class: "score-table" },
     caption ? h("caption", {}, caption) : null,

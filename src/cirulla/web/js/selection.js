@@ -159,3 +159,20 @@ export function declarationChoices(legal) {
   }
   return groups;
 }
+
+// What a declaration is worth by the table's rules (the engine's bonuses.bonus_points):
+// the Accuso dialog shows it beside each choice. The matta counts as its declared value.
+export function declarationPoints(bonus, cards, matta = null, rules = {}) {
+  const wild = rules.wild_card === undefined ? "7H" : rules.wild_card;
+  const value = (code) => "A234567JQK".indexOf(code[0]) + 1;
+  const plain = cards.filter((c) => c !== wild);
+  const values = cards.map((c) => {
+    if (c !== wild) return value(c);
+    if (matta) return value(matta);
+    return bonus === "decino" && plain.length ? value(plain[0]) : 1;
+  });
+  const low = values.reduce((a, b) => a + b, 0) <= 9;
+  if (bonus === "cirulla") return rules.dossena ? 1 : 3;
+  if (rules.dossena) return low ? 3 : 2;
+  return low && rules.bonuses_stack ? 13 : 10;
+}

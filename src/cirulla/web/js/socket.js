@@ -201,6 +201,14 @@ export class Connection extends EventTarget {
         this.dispatchEvent(new CustomEvent("lobby", { detail: { type: "lobby", ...lobby } }));
         break;
       }
+      case "watchers": {
+        // who watches a table without a seat (unversioned: no view changes)
+        const t = this.tables.get(frame.watching);
+        if (!t) break;
+        t.watchers = { count: frame.count, names: frame.names || [] };
+        this.dispatchEvent(new CustomEvent("watchers", { detail: { table: frame.watching, ...t.watchers } }));
+        break;
+      }
       case "tournament":
         // a round started or a tournament ended (pages/tournament-notices.js)
         this.dispatchEvent(new CustomEvent("tournament", { detail: frame }));

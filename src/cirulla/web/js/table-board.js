@@ -4,7 +4,7 @@
 // Used by the live table (table.js) and the replay viewer (replay.js). Pure drawing:
 // the board never decides anything, it only shows a view.
 import { backElement, cardElement, cardName, rankName } from "./cards.js";
-import { t } from "./i18n.js";
+import { plural, t } from "./i18n.js";
 import { h } from "./table-dom.js";
 
 // Where each seat sits on screen: the bottom seat first, then in the order of play.
@@ -74,7 +74,7 @@ function pileElement(deal, side, scopeCards, opts) {
     const code = known[i];
     marks.push(code ? cardElement(code, { ...opts, label: false }) : h("div", { class: "card scopa-mark", "aria-hidden": "true" }));
   }
-  const label = t("table.pile.label", { cards: pile.count, scope, bonus: pile.bonus });
+  const label = t("table.pile.label", { cards: plural("table.count.cards", pile.count), scope: plural("table.count.scope", scope), bonus: plural("table.count.bonus", pile.bonus) });
   return h("div", { class: "pile", dataset: { side }, role: "group", "aria-label": label },
     h("div", { class: "pile-stack" },
       pile.count ? backElement(opts.style) : h("div", { class: "card empty-slot", "aria-hidden": "true" }),

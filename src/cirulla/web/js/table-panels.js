@@ -2,8 +2,8 @@
 // end of the partita, the carte viste panel (O1), the declaration dialog (accuso and
 // the matta's value), a confirmation dialog, and what the engine's events announce.
 import { cardElement, cardName, cardNames, rankName, SUITS } from "./cards.js";
-import { hasKey, t } from "./i18n.js";
-import { declarationChoices } from "./selection.js";
+import { hasKey, plural, t } from "./i18n.js";
+import { declarationChoices, declarationPoints } from "./selection.js";
 import { sideName, sideOf } from "./table-board.js";
 import { h } from "./table-dom.js";
 import { playerLink } from "./pages/player.js";
@@ -114,13 +114,18 @@ export function confirmDialog(title, text, okLabel) {
   }).then((v) => v === "ok");
 }
 
-function declarationLabel(group, { style, lang }) {
-  return t("table.accuso.option", { kind: t(`table.bonus.${group.bonus}`), cards: cardNames(group.cards, style, lang) });
+// "decino: 5, 5, 5 — 10 punti": the worth by the table's rules (several matta values
+// that score differently show as "10–13 punti").
+function declarationLabel(group, { style, lang, rules }) {
+  const worth = [...new Set(group.options.map((o) => declarationPoints(group.bonus, group.cards, o.matta, rules || {})))].sort((a, b) => a - b);
+  const points = worth.length > 1 ? t("table.points.other", { n: `${worth[0]}\u2013${worth.at(-1)}` }) : plural("table.points", worth[0]);
+  return h("span", { class: "decl-label", dataset: { points: worth.join(" ") } },
+    t("table.accuso.option", { kind: t(`table.bonus.${group.bonus}`), cards: cardNames(group.cards, style, lang), points }));
 }
 
 // B8 with automatic declaration off: which declaration, and the matta's value.
 // Resolves with the move to send, or null.
-export function chooseDeclaration(legal, { style, lang }) {
+export function chooseDeclaration(legal, { style, lang, rules = null }) {
   const groups = declarationChoices(legal);
   if (groups.length === 1 && groups[0].options.length === 1) return Promise.resolve(groups[0].options[0].move);
   const radios = groups.map((g, i) => {
@@ -135,7 +140,7 @@ export function chooseDeclaration(legal, { style, lang }) {
     return h("fieldset", { class: "decl-group" },
       h("label", { class: "decl-choice" },
         h("input", { type: "radio", name: "decl", value: String(i), id, checked: i === 0 }),
-        declarationLabel(g, { style, lang })),
+        declarationLabel(g, { style, lang, rules })),
       values);
   });
   const body = h("div", { class: "decl-list" }, radios);
@@ -194,7 +199,7 @@ export function announcements(records, view, { style, lang }) {
       switch (e.type) {
         case "dealer_bonus":
           lines.push({
-            text: t("table.event.dealer_bonus", { name: name(e.seat), points: e.points, cards: cardNames(e.cards, style, lang), kind: t(`table.dealer_kind.${e.kind}`, { kind: e.kind }) }),
+            text: t("table.event.dealer_bonus", { name: name(e.seat), points: plural("table.points", e.points), cards: cardNames(e.cards, style, lang), kind: t(`table.dealer_kind.${e.kind}`, { kind: e.kind }) }),
             kind: "big",
           });
           break;
@@ -203,7 +208,7 @@ export function announcements(records, view, { style, lang }) {
             text: t("table.event.declare", {
               name: name(e.seat),
               kind: t(`table.bonus.${e.kind}`),
-              points: e.points,
+              points: plural("table.points", e.points),
               cards: cardNames(e.cards, style, lang),
             }) + (e.matta_value ? ` ${t("table.matta_value", { value: rankName(["A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"][e.matta_value - 1], style, lang) })}` : ""),
             kind: "big",

@@ -304,6 +304,13 @@ export class PlayController {
     const target = over && this.myTurn ? dragTarget(this.legal, d.code, hoverEl ? hoverEl.dataset.code : null) : null;
     d.target = target;
     for (const el of this.board.querySelectorAll(".drop-capture")) el.classList.remove("drop-capture");
+    // over a table card that is in several captures: say at once to pick card by card
+    this.board.querySelector(".drop-ambiguous")?.classList.remove("drop-ambiguous");
+    if (target && target.kind === "ambiguous" && hoverEl) {
+      hoverEl.classList.add("drop-ambiguous");
+      if (!d.warned) this.hint(t("table.hint.drag_ambiguous"), "info");
+      d.warned = true;
+    }
     this.board.querySelector(".felt")?.classList.toggle("drop-ok", Boolean(target && (target.kind === "capture" || target.kind === "ghost")));
     const ghost = this.board.querySelector(".ghost-slot");
     if (target && target.kind === "capture") {
@@ -350,7 +357,7 @@ export class PlayController {
     d.el.classList.remove("dragging");
     this.drag = null;
     if (this.board) {
-      for (const el of this.board.querySelectorAll(".drop-capture")) el.classList.remove("drop-capture");
+      for (const el of this.board.querySelectorAll(".drop-capture, .drop-ambiguous")) el.classList.remove("drop-capture", "drop-ambiguous");
       this.board.querySelector(".felt")?.classList.remove("drop-ok");
       const ghost = this.board.querySelector(".ghost-slot");
       if (ghost) delete ghost.dataset.drag;

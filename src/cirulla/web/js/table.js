@@ -7,7 +7,7 @@ import { cardNames, loadDecks } from "./cards.js";
 import { language, t } from "./i18n.js";
 import { parseMove, declarations, passMove } from "./selection.js";
 import { scoreSheet } from "./scoresheet.js";
-import { animatePlays, snapshot } from "./table-anim.js";
+import { animatePlays, finishFlights, snapshot } from "./table-anim.js";
 import { renderBoard, sideCount, sideName, sideOf } from "./table-board.js";
 import { fill, formatClock, h } from "./table-dom.js";
 import { drawClocks } from "./table-clocks.js";
@@ -23,6 +23,11 @@ import {
   seatList,
 } from "./table-panels.js";
 import { PlayController } from "./table-play.js";
+import { TablePeople } from "./table-people.js";
+import { runningScore } from "./table-score.js";
+import { lastPanel, ManoMemory, markLastCapture } from "./table-last.js";
+import { tableOptions } from "./table-options.js";
+import { TableSound } from "./table-sound.js";
 import { mountCiruloTable } from "./cirulo-table.js";
 import { cashBadges } from "./pages/wallet.js";
 
@@ -54,7 +59,8 @@ class TablePage {
     this.style = (ctx.options && ctx.options.deck_style) || "french";
     this.view = null;
     this.pending = []; // records received since the last view
-    this.sheet = null; // {index, auto} when the score sheet is open
+    this.sheet = null; // {index, auto, deal, docked} when the score sheet is open
+    this.manos = new ManoMemory(); // the previous mano (table-last.js)
     this.lastAnnounced = null;
     this.clockSkew = null; // Date.now() - server time, estimated from fresh events
     this.destroyed = false;
@@ -65,11 +71,16 @@ class TablePage {
       style: this.style,
       lang: this.lang,
     });
+    // sound and the "Opzioni" popover (table-sound.js, table-options.js)
+    this.sound = new TableSound(this.conn, this.id);
+    this.options = tableOptions(this, ctx);
+    this.people = new TablePeople(this.conn, this.id, ctx.invite); // spectators, "Invita un amico"
     this.onTable = (e) => this.frame(e.detail);
     this.onStatus = () => this.showStatus();
     this.onLanguage = () => {
       this.lang = language();
       this.controller.setLanguage(this.lang);
+      this.options.render();
       this.build();
       this.render({ records: [], animate: false });
     };
@@ -98,11 +109,11 @@ class TablePage {
       h("div", { class: "table-page" },
         h("div", { class: "table-head" },
           h("h1", { class: "table-title" }, this.title()),
-          e.stakes, e.status, e.conn, e.totals, e.actions),
+          e.stakes, e.status, e.conn, e.totals, e.actions, this.options.el, this.people.el),
         h("div", { class: "table-body" },
-          h("div", { class: "table-center" }, e.main, e.turnbar, e.last),
+          h("div", { class: "table-center" }, h("div", { class: "announce-band" }, e.announce), e.main, e.turnbar, e.last),
           e.side),
-        e.sheet, e.announce, e.toasts));
+        e.sheet, e.toasts));
   }
 
   title() {
@@ -148,6 +159,8 @@ class TablePage {
     this.conn.removeEventListener("status", this.onStatus);
     window.removeEventListener("languagechange", this.onLanguage);
     this.controller.destroy();
+    this.people.destroy();
+    this.options.destroy();
     for (const d of document.querySelectorAll("dialog.table-dialog")) d.remove();
     document.querySelector(".fly-layer")?.remove();
     // Stop watching; before the start this also frees one's seat (docs/protocol.md).
@@ -157,6 +170,7 @@ class TablePage {
   // ---- frames from the server ------------------------------------------------------------
   frame(frame) {
     if (frame.table !== this.id || this.destroyed) return;
+    this.sound.frame(frame);
     if (frame.type === "sync") {
       const first = !this.view;
       this.pending = [];
@@ -206,6 +220,7 @@ class TablePage {
     const focus = this.focusKey();
     this.root.querySelector(".table-title").textContent = this.title();
     this.renderHead();
+    this.people.update(view);
     const sideNames = this.sideNames();
     if (view.status === "open") {
       this.renderOpen();
@@ -219,11 +234,10 @@ class TablePage {
       this.renderPlay(sideNames);
     }
     this.restoreFocus(focus);
-    // announcements show over the table's felt (or at the top when there is none)
-    const felt = this.els.main.querySelector(".felt");
+    // announcements show in their band above the board, never over the cards
     if (view.status === "finished") this.els.announce.replaceChildren();
-    (felt || this.root.querySelector(".table-page")).append(this.els.announce);
     if (records.length) this.handleRecords(records, before, animate);
+    this.sound.rendered(records, view, this.myTurn());
     this.updateClocks();
   }
 
@@ -236,13 +250,7 @@ class TablePage {
   renderHead() {
     const v = this.view;
     const names = this.sideNames();
-    const totals = v.totals;
-    fill(this.els.totals, totals
-      ? h("dl", { class: "totals" },
-          names.map((name, i) => [h("dt", { class: `side-${i}` }, name), h("dd", { dataset: { side: i } }, String(totals[i]))]),
-          h("dt", { class: "target" }, v.deal && v.deal.rules.hands ? t("table.length.hands_label") : t("table.length.target_label")),
-          h("dd", { class: "target" }, String(v.deal ? (v.deal.rules.hands ?? v.deal.rules.target) : "")))
-      : null);
+    fill(this.els.totals, runningScore(v, names)); // totals, and scope and accusi as they happen
     fill(this.els.stakes, cashBadges(v.config));
     const seated = v.you !== null && v.you !== undefined;
     const buttons = [];
@@ -322,6 +330,7 @@ class TablePage {
       centerNote: t("table.status.between"),
     };
     const { board } = renderBoard(model);
+    if (d) markLastCapture(board, v);
     const content = [board];
     if (v.status === "finished") {
       // the end: the winner, then the whole sheet in the page (no overlay to close)
@@ -338,6 +347,7 @@ class TablePage {
     this.controller.attach(board, { legal, hand: d ? d.hand : [], table: d ? d.table.map((x) => x.card) : [], myTurn: this.myTurn() });
     this.renderTurnBar(legal);
     fill(this.els.side,
+      lastPanel(v, this.manos, { style: this.style, lang: this.lang }),
       d && d.carte_viste ? carteViste(d.carte_viste, { style: this.style, lang: this.lang }) : null,
       this.lastSheetSummary(sideNames));
     this.renderSheet(sideNames);
@@ -369,31 +379,36 @@ class TablePage {
       h("button", { type: "button", class: "open-sheet-side", onclick: () => this.toggleSheet() }, t("table.sheet")));
   }
 
-  toggleSheet(index = null, auto = false) {
-    this.sheet = this.sheet && !auto ? null : { index, auto, deal: this.view.deal_index, at: performance.now() };
+  // The head's button opens the sheet over the table (or brings a docked one back).
+  toggleSheet(index = null) {
+    this.sheet = this.sheet && !this.sheetDocked() ? null : { index, auto: false, deal: this.view.deal_index };
+    if (this.sheet) finishFlights(); // nothing flies over the sheet
     this.renderSheet(this.sideNames());
     if (this.sheet) this.els.sheet.querySelector(".close-sheet")?.focus();
   }
 
-  // The sheet shown after a smazzata goes away by itself once the player must move in
-  // the next one (after a few seconds to read it).
-  sheetExpired() {
+  // The sheet opened by the end of a smazzata covers the table only during the pause
+  // before the next deal (no clock runs then); once that deal is here it docks beside
+  // the board (below it on a phone), to be read or closed (docs/table-flow.md).
+  sheetDocked() {
     const sh = this.sheet;
-    return Boolean(sh && sh.auto && this.myTurn() && this.view.deal_index > sh.deal && performance.now() - sh.at > 4000);
+    return Boolean(sh && sh.auto && this.view && this.view.deal_index > sh.deal);
   }
 
   renderSheet(sideNames) {
     const v = this.view;
     const layer = this.els.sheet;
-    if (this.sheetExpired()) this.sheet = null;
     if (!this.sheet || !v || !(v.scores || []).length) {
       layer.hidden = true;
       layer.replaceChildren();
       return;
     }
     const rules = v.deal ? v.deal.rules : null;
+    const docked = this.sheetDocked();
+    (docked ? this.els.side : this.root.querySelector(".table-page")).append(layer);
     layer.hidden = false;
     layer.classList.toggle("auto", Boolean(this.sheet.auto));
+    layer.classList.toggle("docked", docked);
     fill(layer, scoreSheet({
       scores: v.scores,
       index: this.sheet.index,
@@ -412,8 +427,14 @@ class TablePage {
     const opts = { style: this.style, lang: this.lang };
     const v = this.view;
     const plays = [];
-    for (const rec of records) for (const e of rec.events || []) if (e.type === "play") plays.push(e);
-    if (plays.length) this.els.last.textContent = describePlay(plays[plays.length - 1], v.seats, opts);
+    let lastPlay = null;
+    let dealt = false; // a new smazzata: the last move of the one before is no news
+    for (const rec of records) {
+      if (rec.type === "committed") [lastPlay, dealt] = [null, true];
+      for (const e of rec.events || []) if (e.type === "play") plays.push(lastPlay = e);
+    }
+    if (lastPlay) this.els.last.textContent = describePlay(lastPlay, v.seats, opts);
+    else if (dealt) this.els.last.textContent = "";
     const lines = announcements(records, v, opts);
     if (v.status !== "finished") {
       for (const line of lines) if (line.kind === "big" || records.length < 8) this.announce(line.text, line.kind);
@@ -421,10 +442,11 @@ class TablePage {
     const revealed = records.filter((r) => r.type === "revealed");
     if (revealed.length && (v.scores || []).length && v.status !== "finished") {
       const last = revealed[revealed.length - 1];
-      this.sheet = { index: last.deal, auto: true, deal: last.deal, at: performance.now() };
+      this.sheet = { index: last.deal, auto: true, deal: last.deal };
       this.renderSheet(this.sideNames());
     }
-    if (animate && before) {
+    if (this.sheet && !this.sheetDocked()) finishFlights(); // never over the open sheet
+    else if (animate && before) {
       animatePlays(this.els.main, before, plays, { side: (s) => sideOf(s, v.config.players), ...opts });
     }
   }
@@ -459,12 +481,16 @@ class TablePage {
   // ---- clocks ------------------------------------------------------------------------------
   updateClocks() {
     const v = this.view;
-    if (this.sheetExpired()) {
-      this.sheet = null;
-      this.renderSheet(this.sideNames());
-    }
     if (!v || v.status !== "playing" || !v.deal) return;
     drawClocks(this.els.main, v, this.serverNow());
+    this.sound.clock(v, this.serverNow());
+  }
+
+  // Another deck style from the table's options: the cards are drawn again at once.
+  setStyle(style) {
+    this.style = style;
+    this.controller.style = style;
+    this.render({ records: [], animate: false });
   }
 
   // ---- focus across redraws ------------------------------------------------------------------
@@ -508,7 +534,7 @@ class TablePage {
 
   async declare() {
     const legal = this.myTurn() ? this.view.deal.legal_moves : [];
-    const move = await chooseDeclaration(legal, { style: this.style, lang: this.lang });
+    const move = await chooseDeclaration(legal, { style: this.style, lang: this.lang, rules: this.view.deal.rules });
     if (move && this.myTurn()) {
       const m = parseMove(move);
       const ok = await this.sendMove(move);

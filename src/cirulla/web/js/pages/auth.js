@@ -3,6 +3,7 @@ import { api } from "../api.js";
 import { t } from "../i18n.js";
 import { h, link, uid } from "./dom.js";
 import { readableError } from "./errors.js";
+import { firstDeck } from "./first-deck.js";
 
 // A labelled input; returns [row, input].
 export function field(label, attrs, hint) {
@@ -39,7 +40,7 @@ export function credentialsForm({ path, submitLabel, newAccount, done }) {
     submit.disabled = true;
     try {
       const data = await api("POST", path, { name: name.value.trim(), password: password.value });
-      done(data.user);
+      await done(data.user);
     } catch (err) {
       error.textContent = readableError(err);
       error.hidden = false;
@@ -56,8 +57,8 @@ function mountAuth(root, ctx, mode) {
     path: isLogin ? "/api/login" : "/api/register",
     submitLabel: t(isLogin ? "auth.login" : "auth.register"),
     newAccount: !isLogin,
-    done(user) {
-      ctx.setUser(user, { adoptLanguage: isLogin });
+    async done(user) {
+      ctx.setUser(isLogin ? user : await firstDeck(user), { adoptLanguage: isLogin });
       ctx.navigate(ctx.next || "/lobby");
     },
   });

@@ -3,7 +3,7 @@
 // table show. Also the locale helpers the competition pages share (numbers, dates,
 // plurals through Intl.PluralRules).
 import { api } from "../api.js";
-import { hasKey, language, t } from "../i18n.js";
+import { hasKey, language, plural as sharedPlural, t } from "../i18n.js";
 import { h, fill, link, uid } from "./dom.js";
 import { readableError } from "./errors.js";
 
@@ -35,12 +35,9 @@ export function when(iso, { time = true } = {}) {
   return d.toLocaleString(locale(), time ? { dateStyle: "medium", timeStyle: "short" } : { dateStyle: "medium" });
 }
 
-// plural("wallet.chips", 3) -> the "wallet.chips.few|many|other|one" string for the
-// locale's plural category of 3, with {n} the formatted number.
+// plural("chips.count", 3): the shared helper (i18n.js), kept here for the pages that import it.
 export function plural(key, n, params = {}) {
-  const category = new Intl.PluralRules(locale()).select(n);
-  const chosen = hasKey(`${key}.${category}`) ? `${key}.${category}` : `${key}.other`;
-  return t(chosen, { n: num(n), ...params });
+  return sharedPlural(key, n, params);
 }
 
 export function chipsText(n) {

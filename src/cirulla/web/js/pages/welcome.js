@@ -3,6 +3,7 @@ import { api } from "../api.js";
 import { t } from "../i18n.js";
 import { h, link } from "./dom.js";
 import { readableError } from "./errors.js";
+import { firstDeck } from "./first-deck.js";
 
 export function mountWelcome(root, ctx) {
   const error = h("p", { class: "error", role: "alert", hidden: true });
@@ -13,7 +14,7 @@ export function mountWelcome(root, ctx) {
     error.hidden = true;
     try {
       const data = await api("POST", "/api/guest");
-      ctx.setUser(data.user, { adoptLanguage: false });
+      ctx.setUser(await firstDeck(data.user), { adoptLanguage: false });
       ctx.navigate(ctx.next || "/lobby");
     } catch (err) {
       error.textContent = readableError(err);

@@ -1,0 +1,232 @@
+"""The web client's weight and time to first interaction on a phone profile.
+
+    python benchmarks/web_weight.py [--src DIR] [--runs 3] [--json PATH]
+
+Starts `cirulla serve` (test mode, SQLite in a temporary directory) from the source
+tree `--src` (default: this checkout's src/; give another worktree's src/ to measure
+an older commit), then opens Chromium (/usr/bin/chromium, or CIRULLA_CHROMIUM) with a
+phone profile: a 390x844 touch viewport, CPU throttled 4x
+(`Emulation.setCPUThrottlingRate`) and a fast-3G-like network (1.6 Mbit/s down,
+750 kbit/s up, 150 ms latency; `Network.emulateNetworkConditions`), cache disabled.
+
+Two pages, each loaded cold `--runs` times (the median is reported):
+- the lobby, with one open table listed: until that table's "Siediti" button is
+  visible and enabled;
+- a table where the guest is seated against a bot: until a card of the hand is
+  visible and enabled (the hand is ready for a click).
+
+For each: the bytes transferred (response bodies as Chromium received them, every
+request of the page including the WebSocket handshake; the frames are not counted),
+the number of requests, and the milliseconds from navigation to interaction. Prints
+JSON; `--json PATH` writes it too. Targets (issue 15): under 300 KB and 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CIRULLA_CHROMIUM", "/usr/bin/chromium")
+PHONE = {"width": 390, "height": 844}
+CPU_SLOWDOWN = 4
+NETWORK = {  # a fast 3G, as Chromium's DevTools preset
+    "offline": False,
+    "latency": 150,
+    "downloadThroughput": 1.6 * 1024 * 1024 / 8,
+    "uploadThroughput": 750 * 1024 / 8,
+}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def start_server(src: Path, data: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = dict(os.environ)
+    env.update(
+        {
+            "PYTHONPATH": str(src),  # before the editable install's path: this tree's code
+            "CIRULLA_TEST_MODE": "1",
+            "CIRULLA_BOT_DELAY": "0.3",
+            "CIRULLA_LOG_LEVEL": "warning",
+            "CIRULLA_REGISTRATIONS_PER_HOUR": "100000",
+            "CIRULLA_SOCKETS_PER_ADDRESS": "100000",
+            "CIRULLA_LOGIN_ATTEMPTS": "100000",
+        }
+    )
+    cmd = [sys.executable, "-m", "cirulla", "serve", "--port", str(port)]
+    cmd += ["--data-dir", str(data)]
+    log = (data.parent / "server.log").open("ab")
+    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=log, cwd=data.parent)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+def measure(browser: Any, base: str, path: str, ready: str, setup: Any) -> dict[str, Any]:
+    """One cold load of `path` in a fresh phone context; `ready` is the selector that
+    must be visible and enabled."""
+    ctx = browser.new_context(
+        base_url=base, viewport=PHONE, is_mobile=True, has_touch=True, locale="it-IT"
+    )
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    target = setup(page)
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    cdp.send("Network.emulateNetworkConditions", NETWORK)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
+    sizes: dict[str, float] = {}
+    cdp.on(
+        "Network.loadingFinished",
+        lambda e: sizes.__setitem__(e["requestId"], e.get("encodedDataLength", 0)),
+    )
+    start = time.perf_counter()
+    page.goto(path.format(target=target), wait_until="commit")
+    button = page.locator(ready.format(target=target)).first
+    button.wait_for(state="visible")
+    page.wait_for_function(
+        "sel => { const b = document.querySelector(sel); return b && !b.disabled; }",
+        arg=ready.format(target=target),
+    )
+    elapsed = (time.perf_counter() - start) * 1000
+    # let the requests the page started finish (fonts, late modules) before summing
+    page.wait_for_load_state("networkidle")
+    result = {
+        "ms_to_interaction": round(elapsed),
+        "bytes": int(sum(sizes.values())),
+        "requests": len(sizes),
+    }
+    ctx.close()
+    return result
+
+
+def run(src: Path, runs: int) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        proc, base = start_server(src, data)
+        try:
+            host = httpx.Client(base_url=base, timeout=10)
+            assert host.post("/api/guest").status_code == 201
+            config = {"name": "bench", "players": 2}
+            r = host.post("/api/tables", json={"config": config, "seat": 0})
+            assert r.status_code == 201, r.text
+            lobby_table = r.json()["table"]["id"]
+
+            def as_guest(page: Any) -> str:
+                assert page.request.post("/api/guest").status == 201
+                return lobby_table
+
+            def at_a_table(page: Any) -> str:
+                as_guest(page)
+                body = {"config": {"players": 2, "bots": {"1": "facile"}}, "seat": 0}
+                r = page.request.post("/api/tables", data=body)
+                assert r.status == 201, r.text()
+                table: str = r.json()["table"]["id"]
+                return table
+
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(
+                    executable_path=CHROMIUM,
+                    headless=True,
+                    args=["--no-sandbox", "--disable-gpu"],
+                )
+                out: dict[str, Any] = {}
+                lobby_button = '.lobby-table[data-table="{target}"] button'
+                pages = {
+                    "lobby": ("/lobby", lobby_button, as_guest),
+                    "table": ("/table/{target}", ".hand-card", at_a_table),
+                }
+                for name, (path, ready, setup) in pages.items():
+                    samples = [measure(browser, base, path, ready, setup) for _ in range(runs)]
+                    out[name] = {
+                        "ms_to_interaction": statistics.median(
+                            s["ms_to_interaction"] for s in samples
+                        ),
+                        "bytes": statistics.median(s["bytes"] for s in samples),
+                        "requests": statistics.median(s["requests"] for s in samples),
+                        "samples": samples,
+                    }
+                browser.close()
+            return out
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def git_commit(src: Path) -> str:
+    try:
+        return subprocess.run(
+            ["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:
+        return ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--src", type=Path, default=ROOT / "src")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    pages = run(args.src.resolve(), args.runs)
+    result = {
+        "benchmark": "web_weight",
+        "src": str(args.src.resolve()),
+        "commit": git_commit(args.src),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "profile": {
+            "viewport": PHONE,
+            "mobile": True,
+            "cpu_slowdown": CPU_SLOWDOWN,
+            "network": NETWORK,
+            "cache": "disabled",
+        },
+        "targets": {"bytes": 300 * 1024, "ms_to_interaction": 1000},
+        "pages": pages,
+    }
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
