@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
+
+from .preload import index_html, page_module
 
 __all__ = ["PAGES", "install_web"]
 
@@ -31,9 +33,11 @@ PAGES = (
 def install_web(app: FastAPI) -> None:
     router = APIRouter(include_in_schema=False)
 
-    async def index() -> FileResponse:
-        # no-cache: a new release is picked up at once; the modules are revalidated too
-        return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
+    async def index(request: Request) -> HTMLResponse:
+        # no-cache: a new release is picked up at once; the modules are revalidated too.
+        # The page's modules are preloaded all at once (gateway/preload.py).
+        html = index_html(WEB, page_module(request.url.path))
+        return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
     for path in PAGES:
         router.add_api_route(path, index, methods=["GET"])
