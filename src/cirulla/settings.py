@@ -42,6 +42,8 @@ _POSITIVE = (
     "max_stake",
     "max_max_loss",
     "max_entry_fee",
+    "chat_messages",
+    "chat_seconds",
 )
 
 
@@ -119,6 +121,11 @@ class Settings:
     max_stake: int = 100  # the most a cash table's stake (chips a point) may be
     max_max_loss: int = 5000  # the most a cash table's maximum loss may be
     max_entry_fee: int = 10_000  # the most a tournament's entry fee may be (chips)
+    # --- chat (docs/chat.md): messages per account in a moving window, and the
+    # operator's token for the moderation routes (unset: /api/admin answers 404)
+    chat_messages: int = 5
+    chat_seconds: int = 10
+    admin_token: str | None = field(default=None, repr=False)
     log_level: str = "info"
     extra: Mapping[str, Any] = field(default_factory=dict)
 

@@ -19,7 +19,19 @@ from ..store import Store
 from ..tables.botpool import BotPool
 from ..tables.cluster import Cluster
 from ..tables.manager import TableManager
-from . import accounts, history, lobby, players, ratings, scorekeeper, socket, tournaments, wallet
+from . import (
+    accounts,
+    admin,
+    chat,
+    history,
+    lobby,
+    players,
+    ratings,
+    scorekeeper,
+    socket,
+    tournaments,
+    wallet,
+)
 from .actions import ActionMemory
 from .connections import Connections, DropConnection
 from .errors import install_error_handlers
@@ -130,6 +142,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(ratings.router)
     app.include_router(players.router)
     app.include_router(scorekeeper.router)
+    app.include_router(chat.router)
+    app.include_router(admin.router)
     app.include_router(socket.router)
     install_web(app)
     # the last added runs first: the headers go on every answer, the 413 included

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
-__all__ = ["COMMAND", "Command"]
+__all__ = ["CHAT_MAX", "COMMAND", "PHRASES", "Command"]
 
 ActionId = Annotated[str, Field(min_length=1, max_length=64)]
 TableId = Annotated[str, Field(min_length=1, max_length=64)]
@@ -84,8 +85,54 @@ class AutoDeclare(_Base):
     on: bool
 
 
+#: The quick phrases: ids, each client shows them in its reader's language.
+PHRASES = (
+    "ciao",
+    "bravo",
+    "grazie",
+    "buona_fortuna",
+    "che_fortuna",
+    "ben_giocato",
+    "peccato",
+    "un_attimo",
+    "arrivederci",
+)
+#: The longest chat message, in characters after stripping.
+CHAT_MAX = 200
+
+
+class Chat(_Base):
+    """Say something at a table (`table`) or in the lobby (`table` null): a text or a
+    quick phrase (docs/chat.md)."""
+
+    type: Literal["chat"]
+    table: TableId | None = None
+    text: Annotated[str, Field(max_length=4 * CHAT_MAX)] | None = None
+    phrase: Literal[PHRASES] | None = None  # type: ignore[valid-type]
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip()
+        if not value:
+            raise ValueError("the message is empty")
+        if len(value) > CHAT_MAX:
+            raise ValueError(f"a message holds at most {CHAT_MAX} characters, not {len(value)}")
+        if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in value):
+            raise ValueError("a message may not hold control characters")
+        return value
+
+    @model_validator(mode="after")
+    def _one(self) -> Chat:
+        if (self.text is None) == (self.phrase is None):
+            raise ValueError("a chat message is either a text or a phrase")
+        return self
+
+
 Command = Annotated[
-    Ping | Lobby | Join | Leave | Sit | Stand | Play | Abandon | AutoDeclare,
+    Ping | Lobby | Join | Leave | Sit | Stand | Play | Abandon | AutoDeclare | Chat,
     Field(discriminator="type"),
 ]
 COMMAND: TypeAdapter[Any] = TypeAdapter(Command)

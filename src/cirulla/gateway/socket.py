@@ -36,6 +36,7 @@ from ..store import UserRow, VersionConflict
 from ..tables.manager import TableManager
 from ..tables.state import TableError
 from .actions import ActionMemory
+from .chat import chat_service
 from .connections import ABORT_KEY, Connections
 from .frames import Outbox, encode
 from .protocol import COMMAND
@@ -379,6 +380,7 @@ class Connection:
         if kind == "lobby":
             if cmd.watch:
                 self.tables.subscribe_lobby(self)
+                await chat_service(self.ws.app).send_history(self, None)
             else:
                 self.tables.unsubscribe_lobby(self)
             return self.tables.lobby_version
@@ -393,13 +395,18 @@ class Connection:
                 table = await self.tables.route(table_id)
                 await table.set_auto_declare(self.account.id, cmd.on)
             return None
+        if kind == "chat":
+            await chat_service(self.ws.app).say(self, cmd)
+            return None
         actor = await self.tables.route(cmd.table)
         user = self.account.id
         if kind == "join":
             if not await self.tables.may_enter(actor, user, cmd.invite):
                 raise TableError("private_table", "this table is private: you need its invite link")
             self.watching.add(cmd.table)
-            return await actor.join(self, cmd.since)
+            version = await actor.join(self, cmd.since)
+            await chat_service(self.ws.app).send_history(self, actor)
+            return version
         if kind == "leave":
             self.watching.discard(cmd.table)
             return await actor.leave(self)

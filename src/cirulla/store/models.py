@@ -251,4 +251,4 @@ class TournamentEventModel(Base):
 
 # The competition's tables, each in a module of its own (imported here so that
 # `Base.metadata` holds the whole schema).
-from . import models_ledger, models_players, models_ratings  # noqa: E402, F401
+from . import models_chat, models_ledger, models_players, models_ratings  # noqa: E402, F401

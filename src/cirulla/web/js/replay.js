@@ -2,6 +2,7 @@
 // move by move (buttons, a slider, the arrow keys) with every hand open.
 import { api } from "./api.js";
 import { loadDecks } from "./cards.js";
+import { chatLog } from "./chat.js";
 import { language, t } from "./i18n.js";
 import { runningTotals, scoreTable, totalsChart } from "./scoresheet.js";
 import { renderBoard, sideCount, sideName } from "./table-board.js";
@@ -49,6 +50,11 @@ class ReplayViewer {
       const [data] = await Promise.all([api("GET", `/api/replay/${encodeURIComponent(this.id)}`), loadDecks()]);
       this.data = data;
       this.frames = replayFrames(data);
+      // the table's chat (js/chat.js): the replay stands without it
+      api("GET", `/api/tables/${encodeURIComponent(this.id)}/chat`).then((c) => {
+        this.chat = c.messages;
+        if (this.frames) this.draw();
+      }, () => {});
     } catch (err) {
       fill(this.root, h("div", { class: "table-fatal", role: "alert" },
         h("p", {}, err.status === 404 ? t("replay.not_found") : errorText(err)),
@@ -155,6 +161,7 @@ class ReplayViewer {
         lines.length ? h("ul", { class: "replay-events" }, lines.map((l) => h("li", { class: `banner-${l.kind}` }, l.text))) : null,
         h("div", { class: "table-body" }, h("div", { class: "table-center" }, board)),
         sheet, end,
+        this.chat ? chatLog(this.chat) : null,
         h("p", { class: "replay-keys" }, t("replay.keys"))));
     if (focused) {
       const el = this.root.querySelector(`.${focused}`);

@@ -66,6 +66,7 @@ export class Connection extends EventTarget {
     this.tables = new Map(); // table id -> {version, view, invite}
     this.lobbyWatched = false;
     this.lobby = null; // {version, tables}: the lobby list as last sent, changes applied
+    this.chats = new Map(); // chat ("" the lobby, else a table id) -> its messages (keepChat)
     this.lobbyAsked = false; // the whole list was asked for again after a gap
     this.rejoins = new Map(); // action -> table id: the joins sent again after a reconnect
     this.joinWait = new Map(); // table id -> ms before a join answered unavailable is resent
@@ -209,6 +210,11 @@ export class Connection extends EventTarget {
         this.dispatchEvent(new CustomEvent("watchers", { detail: { table: frame.watching, ...t.watchers } }));
         break;
       }
+      case "chat":
+      case "chat_history":
+      case "chat_hidden":
+        this.keepChat(frame);
+        break;
       case "tournament":
         // a round started or a tournament ended (pages/tournament-notices.js)
         this.dispatchEvent(new CustomEvent("tournament", { detail: frame }));
@@ -216,6 +222,23 @@ export class Connection extends EventTarget {
       default:
         break;
     }
+  }
+
+  // Chat (docs/chat.md), unversioned: each chat's messages ("" is the lobby's), a
+  // history replacing what is held but for newer messages, a hidden one dropped.
+  keepChat(frame) {
+    const key = frame.chat ?? "";
+    let list = this.chats.get(key) || [];
+    if (frame.type === "chat_history") {
+      const last = Math.max(0, ...frame.messages.map((m) => m.id));
+      list = [...frame.messages, ...list.filter((m) => m.id > last)];
+    } else if (frame.type === "chat") {
+      list = [...list.filter((m) => m.id !== frame.id), frame].slice(-200);
+    } else {
+      list = list.filter((m) => m.id !== frame.id);
+    }
+    this.chats.set(key, list);
+    this.dispatchEvent(new CustomEvent("chat", { detail: { chat: key, messages: list } }));
   }
 
   // A join answered `unavailable`, sent again after a wait that doubles from 0.5 s to 5 s,

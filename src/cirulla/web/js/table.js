@@ -8,6 +8,7 @@ import { language, t } from "./i18n.js";
 import { parseMove, declarations, passMove } from "./selection.js";
 import { scoreSheet } from "./scoresheet.js";
 import { animatePlays, finishFlights, snapshot } from "./table-anim.js";
+import { chatPanel } from "./chat.js";
 import { renderBoard, sideCount, sideName, sideOf } from "./table-board.js";
 import { fill, formatClock, h } from "./table-dom.js";
 import { drawClocks } from "./table-clocks.js";
@@ -75,6 +76,7 @@ class TablePage {
     this.sound = new TableSound(this.conn, this.id);
     this.options = tableOptions(this, ctx);
     this.people = new TablePeople(this.conn, this.id, ctx.invite); // spectators, "Invita un amico"
+    this.chat = chatPanel({ conn: this.conn, chat: this.id }); // js/chat.js
     this.onTable = (e) => this.frame(e.detail);
     this.onStatus = () => this.showStatus();
     this.onLanguage = () => {
@@ -113,7 +115,7 @@ class TablePage {
         h("div", { class: "table-body" },
           h("div", { class: "table-center" }, h("div", { class: "announce-band" }, e.announce), e.main, e.turnbar, e.last),
           e.side),
-        e.sheet, e.toasts));
+        this.chat.el, e.sheet, e.toasts));
   }
 
   title() {
@@ -160,6 +162,7 @@ class TablePage {
     window.removeEventListener("languagechange", this.onLanguage);
     this.controller.destroy();
     this.people.destroy();
+    this.chat.destroy();
     this.options.destroy();
     for (const d of document.querySelectorAll("dialog.table-dialog")) d.remove();
     document.querySelector(".fly-layer")?.remove();

@@ -1,6 +1,7 @@
 // The lobby: the live list of public tables (WebSocket "lobby" frames) and the
 // create-table form (pages/create-table.js).
 import { api } from "../api.js";
+import { chatPanel } from "../chat.js";
 import { ciruloMeta, isCirulo } from "../cirulo-lobby.js";
 import { t } from "../i18n.js";
 import { mountCreateTable } from "./create-table.js";
@@ -195,6 +196,8 @@ export function mountLobby(root, ctx) {
   const tournamentsTimer = setInterval(loadTournaments, TOURNAMENTS_REFRESH_MS);
 
   const form = mountCreateTable(formRoot, ctx);
+  const chat = chatPanel({ conn, chat: null }); // js/chat.js
+  root.querySelector(".page.lobby").append(chat.el);
 
   return {
     unmount() {
@@ -202,6 +205,7 @@ export function mountLobby(root, ctx) {
       conn.unwatchLobby();
       clearInterval(tournamentsTimer);
       form.unmount();
+      chat.destroy();
     },
   };
 }
