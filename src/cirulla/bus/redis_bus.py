@@ -114,6 +114,8 @@ class RedisBus:
         self._node_channel = self._channel(self.node).encode()
         self._lobby = SharedLobby(self._redis, cluster, self._command, self._where)
         self._lobby_channel = self._lobby.channel
+        #: Messages for every node (chat in the lobby, moderation): `broadcast`.
+        self._all_channel = f"{cluster}:all".encode()
         self._epoch_key = f"{cluster}:epoch"
         self._claim = self._redis.register_script(CLAIM)
         self._renew = self._redis.register_script(RENEW)
@@ -343,6 +345,15 @@ class RedisBus:
             return
         self._outbox.put_nowait((self._channel(node), payload))
 
+    def broadcast(self, message: dict[str, Any]) -> None:
+        """Queue `message` for every node of the cluster, this one included (its
+        `_on_message` gets it too, with the sender's node in "from"); never blocks."""
+        payload = orjson.dumps({**message, "from": self.node}, option=orjson.OPT_NON_STR_KEYS)
+        if self._closed:
+            log.warning("bus %s closed: broadcast dropped", self.node)
+            return
+        self._outbox.put_nowait((self._all_channel.decode(), payload))
+
     async def _send_loop(self) -> None:
         """Drain the outbox in order, everything queued so far in one pipeline."""
         while True:
@@ -400,11 +411,13 @@ class RedisBus:
     async def _subscribe(self) -> PubSub:
         """A new PubSub on both channels, returned once Redis has confirmed both."""
         pubsub = self._redis.pubsub()
-        waiting = {self._node_channel, self._lobby_channel}
+        waiting = {self._node_channel, self._lobby_channel, self._all_channel}
         try:
             with self._errors(f"subscribing (waited at most {SUBSCRIBE_TIMEOUT} s)"):
                 async with asyncio.timeout(SUBSCRIBE_TIMEOUT):
-                    await pubsub.subscribe(self._node_channel, self._lobby_channel)
+                    await pubsub.subscribe(
+                        self._node_channel, self._lobby_channel, self._all_channel
+                    )
                     while waiting:
                         message = await pubsub.get_message(timeout=None)
                         if message is None:
@@ -483,7 +496,7 @@ class RedisBus:
         if message.get("type") != "message":
             return
         channel = message.get("channel")
-        if channel == self._node_channel:
+        if channel in (self._node_channel, self._all_channel):
             data = message.get("data")
             try:
                 decoded = orjson.loads(cast(bytes, data))

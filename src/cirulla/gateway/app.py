@@ -80,6 +80,7 @@ def create_app(settings: Settings) -> FastAPI:
                     lease_ms=int(settings.lease_seconds * 1000),
                 ),
             )
+            chat.chat_service(app)  # its calls and broadcasts, before messages arrive
             await tables.cluster.start()
         await bots.start()
         tables.movements = table_movements  # chips move with a cash table's records

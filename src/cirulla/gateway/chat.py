@@ -20,6 +20,7 @@ from ..store.chat import ChatRow, ChatStore
 from ..tables.actor import Subscriber, TableActor
 from ..tables.errors import TableError
 from ..tables.manager import TableManager
+from ..tables.relay import RemoteTable
 from .errors import ApiError
 from .history import _readable_record
 from .ratelimit import AddressLimit
@@ -41,6 +42,11 @@ class ChatService:
         self.store = ChatStore(store)
         self.tables = tables
         self.limit = AddressLimit("chat", settings.chat_messages, settings.chat_seconds)
+        cluster = tables.cluster
+        if cluster is not None:  # the owner of a table delivers its chat; the lobby's is everyone's
+            cluster.ops["chat_standing"] = self._standing_op
+            cluster.ops["chat_deliver"] = self._deliver_op
+            cluster.topics["chat"] = self._on_broadcast
 
     # ---- who reads what ------------------------------------------------------------------
     @staticmethod
@@ -48,6 +54,53 @@ class ChatService:
         """Whether `user` may read the spectators' messages: anyone but a player
         while the partita is in play."""
         return actor.state.status != "playing" or user is None or actor.state.seat_of(user) is None
+
+    # ---- the cluster: calls served for another node, broadcasts from one -----------------
+    async def _standing_op(self, actor: TableActor, args: dict[str, Any]) -> list[bool]:
+        return [actor.state.status == "playing", actor.state.seat_of(args["user"]) is not None]
+
+    async def _deliver_op(self, actor: TableActor, args: dict[str, Any]) -> None:
+        self._deliver(actor, args["frame"], args["audience"])
+
+    def _on_broadcast(self, message: dict[str, Any]) -> None:
+        cluster = self.tables.cluster
+        if cluster is not None and message.get("from") == cluster.node:
+            return  # delivered here already
+        frame = message["frame"]
+        # The lobby's sockets are on every node; a table's watchers are all subscribers
+        # of its owner's actor (relayed ones too), so only the owner finds any.
+        for sub in self._targets(frame.get("chat")):
+            sub.deliver(frame)
+
+    def _deliver(self, actor: TableActor | None, frame: dict[str, Any], audience: str) -> None:
+        """To the subscribers of the lobby on this node, or of a table this node holds
+        (in a cluster, those include its watchers on other nodes)."""
+        for sub in self._targets(None if actor is None else actor.id):
+            if (
+                audience == "spectators"
+                and actor is not None
+                and not self.sees_rail(actor, sub.user)
+            ):
+                continue
+            sub.deliver(frame)
+
+    async def standing(
+        self, table: TableActor | RemoteTable, user: str | None
+    ) -> tuple[bool, bool]:
+        """Whether the partita is in play, and whether `user` sits at the table."""
+        if isinstance(table, TableActor):
+            st = table.state
+            return st.status == "playing", user is not None and st.seat_of(user) is not None
+        if user is None:
+            return bool(await table.call("chat_standing", user="")), False
+        playing, seated = await table.call("chat_standing", user=user)
+        return bool(playing), bool(seated)
+
+    def _broadcast(self, frame: dict[str, Any]) -> None:
+        if self.tables.cluster is not None:
+            self.tables.cluster.bus.broadcast(
+                {"kind": "broadcast", "topic": "chat", "frame": frame}
+            )
 
     def _targets(self, table_id: str | None) -> list[Subscriber]:
         if table_id is None:
@@ -60,13 +113,11 @@ class ChatService:
         """Store and deliver `cmd` (a validated Chat command) from `conn`'s account."""
         account: UserRow = conn.account
         table_id: str | None = cmd.table
-        actor: TableActor | None = None
+        table: TableActor | RemoteTable | None = None
         if table_id is not None:
             if table_id not in conn.watching:
                 raise TableError("not_watching", "join the table before chatting there")
-            actor = self.tables.tables.get(table_id)
-            if actor is None:  # owned by another node of a cluster (docs/chat.md)
-                raise TableError("chat_unavailable", "chat at this table is not available here")
+            table = await self.tables.route(table_id)  # in a cluster, maybe another node's
         until = await self.store.silenced_until(account.id)
         if until is not None:
             raise TableError(
@@ -77,35 +128,33 @@ class ChatService:
             raise TableError(
                 "chat_too_fast", f"too many messages: wait {math.ceil(wait)} s before the next"
             )
-        rail = (
-            actor is not None
-            and actor.state.status == "playing"
-            and actor.state.seat_of(account.id) is None
-        )
+        rail = False
+        if table is not None:
+            playing, seated = await self.standing(table, account.id)
+            rail = playing and not seated
         audience = "spectators" if rail else "all"
         row = await self.store.add(
             table_id, account.id, account.name, text=cmd.text, phrase=cmd.phrase, audience=audience
         )
         frame = {"type": "chat", "chat": table_id, **row.frame()}
-        for sub in self._targets(table_id):
-            if (
-                audience == "spectators"
-                and actor is not None
-                and not self.sees_rail(actor, sub.user)
-            ):
-                continue
-            sub.deliver(frame)
+        if isinstance(table, RemoteTable):  # its owner knows who reads the rail
+            await table.call("chat_deliver", frame=frame, audience=audience)
+            return
+        self._deliver(table, frame, audience)
+        if table is None:
+            self._broadcast(frame)  # the lobby's sockets on the other nodes
 
-    async def send_history(self, conn: Any, actor: Any) -> None:
-        """The last messages `conn` may read, to a socket that joined `actor` (a local
-        TableActor; None: the lobby). A failing database skips it: the join stands."""
-        if actor is not None and not isinstance(actor, TableActor):
-            return  # a table on another node: its chat is there
+    async def send_history(self, conn: Any, actor: TableActor | RemoteTable | None) -> None:
+        """The last messages `conn` may read, to a socket that joined `actor` (None: the
+        lobby). A failing database or owner skips it: the join stands."""
         table_id = None if actor is None else actor.id
-        rail = actor is None or self.sees_rail(actor, conn.user)
         try:
+            rail = True
+            if actor is not None:
+                playing, seated = await self.standing(actor, conn.user)
+                rail = not (playing and seated)
             rows = await self.store.recent(table_id, spectators=rail, limit=HISTORY)
-        except (OSError, sqlalchemy.exc.SQLAlchemyError) as exc:
+        except (OSError, sqlalchemy.exc.SQLAlchemyError, TableError) as exc:
             log.warning("chat history of %s not sent: %s", table_id, type(exc).__name__)
             return
         conn.deliver(
@@ -113,10 +162,11 @@ class ChatService:
         )
 
     def hidden(self, row: ChatRow) -> None:
-        """Tell the sockets that may show `row` to remove it."""
+        """Tell the sockets that may show `row` to remove it, on every node."""
         frame = {"type": "chat_hidden", "chat": row.table_id, "id": row.id}
         for sub in self._targets(row.table_id):
             sub.deliver(frame)
+        self._broadcast(frame)
 
 
 def chat_service(app: FastAPI) -> ChatService:
@@ -143,13 +193,16 @@ async def table_chat(
         await _readable_record(request, table_id, user)  # raises if the caller may not
         rows = await service.store.recent(table_id, spectators=True, limit=None)
     else:
-        actor = service.tables.tables.get(table_id)
-        if actor is None:
-            raise ApiError(404, "unknown_table", f"there is no table {table_id!r}")
         uid = None if user is None else user.id
-        if not service.tables.may_enter_here(table_id, uid, invite):
-            raise ApiError(403, "private_table", "this table is private: you need its invite link")
-        rows = await service.store.recent(
-            table_id, spectators=service.sees_rail(actor, uid), limit=None
-        )
+        try:
+            table = await service.tables.route(table_id)  # in a cluster, maybe another node's
+            if not await service.tables.may_enter(table, uid, invite):
+                raise ApiError(
+                    403, "private_table", "this table is private: you need its invite link"
+                )
+            playing, seated = await service.standing(table, uid)
+        except TableError as exc:
+            status = 404 if exc.code == "unknown_table" else 503
+            raise ApiError(status, exc.code, exc.message) from None
+        rows = await service.store.recent(table_id, spectators=not (playing and seated), limit=None)
     return {"chat": table_id, "messages": [r.frame() for r in rows]}

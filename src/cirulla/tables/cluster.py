@@ -82,6 +82,11 @@ class Cluster:
         self._reset_seen = float("-inf")  # the bus's reset_at last acted upon
         self._unpublished: set[str] = set()  # tables whose lobby entry Redis did not take
         self._lobby_floor = 0  # after Redis lost the lobby: the least next version
+        #: Calls other layers serve on the tables this node owns (op -> handler of the
+        #: actor and the call's args): the gateway's chat registers its own here.
+        self.ops: dict[str, Callable[[TableActor, dict[str, Any]], Awaitable[Any]]] = {}
+        #: What other layers do with a `bus.broadcast` of their topic, on every node.
+        self.topics: dict[str, Callable[[dict[str, Any]], None]] = {}
 
     @property
     def grace(self) -> float:
@@ -390,6 +395,12 @@ class Cluster:
                     actor.unsubscribe(self._remote_sub(message))
             else:
                 self._spawn(self._serve(message))
+        elif kind == "broadcast":
+            handler = self.topics.get(message.get("topic", ""))
+            if handler is None:
+                log.warning("broadcast of unknown topic %r", message.get("topic"))
+            else:
+                handler(message)
         elif kind == "moved":
             self._routes[message["table"]] = MOVED
             self._spawn(self._check_routes())
@@ -456,7 +467,12 @@ class Cluster:
             return await actor.leave(self._remote_sub(message))
         if op == "sit":
             return await actor.sit(
-                args["user"], args["name"], args["seat"], args["auto"], args["expected"]
+                args["user"],
+                args["name"],
+                args["seat"],
+                args["auto"],
+                args["expected"],
+                bool(args.get("bot_account", False)),
             )
         if op == "stand":
             return await actor.stand(args["user"], args["expected"])
@@ -471,6 +487,9 @@ class Cluster:
             return self.manager.may_enter_here(actor.id, args["user"], args["invite"])
         if op == "summary":
             return self.manager.summary(actor)
+        handler = self.ops.get(op)
+        if handler is not None:
+            return await handler(actor, args)
         raise TableError("bad_command", f"unknown call {op!r}")
 
     # ---- the lobby --------------------------------------------------------------------

@@ -46,6 +46,10 @@ class RemoteTable:
     async def _call(self, op: str, sub: Subscriber | None, **args: Any) -> Any:
         return await self.cluster.call(self.owner, self.id, op, sub, args)
 
+    async def call(self, op: str, **args: Any) -> Any:
+        """One of `Cluster.ops`, run on the owner."""
+        return await self._call(op, None, **args)
+
     async def join(self, sub: Subscriber, since: int | None) -> int:
         version: int = await self._call("join", sub, since=since)
         return version
@@ -61,10 +65,23 @@ class RemoteTable:
         return version
 
     async def sit(
-        self, user: str, name: str, seat: int | None, auto_declare: bool, expected: int | None
+        self,
+        user: str,
+        name: str,
+        seat: int | None,
+        auto_declare: bool,
+        expected: int | None,
+        bot_account: bool = False,
     ) -> int:
         version: int = await self._call(
-            "sit", None, user=user, name=name, seat=seat, auto=auto_declare, expected=expected
+            "sit",
+            None,
+            user=user,
+            name=name,
+            seat=seat,
+            auto=auto_declare,
+            expected=expected,
+            bot_account=bot_account,
         )
         return version
 
