@@ -1,18 +1,25 @@
 // The Cirulo table page (/table/:id when the view says game "cirulo"): the board drawn
 // from the server's view (cirulo-board.js), playing a card, the settlement after each
-// hand and the end (cirulo-panels.js). A card is played by clicking (tapping) it and
-// clicking it again or the "Gioca" button, by a double click, or from the keyboard
-// (arrows to move, Enter to pick, Enter again to play). Only the server's legal_moves
-// are playable; the others are dimmed and say why. Whatever the client sends, the
-// server decides: an error becomes a toast and the page draws the last view it sent.
-import { cardElement, cardName, loadSpanishDeck, suitName, suitOf } from "./cirulo-cards.js";
+// hand and the end (cirulo-panels.js), playing a card (cirulo-play.js). What the
+// Cirulla table has around the board serves here too: sound (table-sound.js with
+// cirulo-sound.js), the "Opzioni" popover (sound and volume: Cirulo has no declarations
+// and one Spanish deck style), the spectators and "Invita un amico", and the chat.
+// Whatever the client sends, the server decides: an error becomes a toast and the page
+// draws the last view it sent.
+import { cardElement, cardName, loadSpanishDeck } from "./cirulo-cards.js";
 import { lastTrick, renderBoard, seatLabel } from "./cirulo-board.js";
 import { balancesPanel, configSummary, endPanel, infoStrip, seatList, settlementPanel } from "./cirulo-panels.js";
+import { CiruloPlay } from "./cirulo-play.js";
+import { ciruloSounds } from "./cirulo-sound.js";
+import { chatPanel } from "./chat.js";
 import { language, t } from "./i18n.js";
 import { confirmDialog, errorText } from "./table-panels.js";
 import { fill, h } from "./table-dom.js";
 import { drawClocks } from "./table-clocks.js";
 import { announce, hint, toast } from "./table-notices.js";
+import { tableOptions } from "./table-options.js";
+import { TablePeople } from "./table-people.js";
+import { TableSound } from "./table-sound.js";
 
 export function mountCiruloTable(root, ctx) {
   const page = new CiruloPage(root, ctx);
@@ -29,20 +36,24 @@ class CiruloPage {
     this.lang = language();
     this.view = null;
     this.pending = [];
-    this.selected = null;
-    this.sending = false;
+    this.hand = new CiruloPlay(this);
     this.settle = null; // {index, auto, hand, at} while the settlement is shown
     this.shownTrick = new Set();
     this.clockSkew = null;
     this.destroyed = false;
+    this.sound = new TableSound(this.conn, this.id, ciruloSounds);
+    this.options = tableOptions(this, ctx, { autoDeclare: false, styles: null });
+    this.people = new TablePeople(this.conn, this.id, ctx.invite);
+    this.chat = chatPanel({ conn: this.conn, chat: this.id });
     this.onTable = (e) => this.frame(e.detail);
     this.onStatus = () => this.showStatus();
     this.onLanguage = () => {
       this.lang = language();
+      this.options.render();
       this.build();
       this.render([]);
     };
-    this.onKey = (e) => this.key(e);
+    this.onKey = (e) => this.hand.key(e);
     this.build();
   }
 
@@ -65,11 +76,11 @@ class CiruloPage {
     const e = this.els;
     fill(this.root,
       h("div", { class: "table-page cirulo-page" },
-        h("div", { class: "table-head" }, e.title, e.status, e.conn, e.actions),
+        h("div", { class: "table-head" }, e.title, e.status, e.conn, e.actions, this.options.el, this.people.el),
         h("div", { class: "cirulo-body" },
           h("div", { class: "cirulo-center" }, e.main, e.turnbar, e.info, e.last),
           e.side),
-        e.settle, e.announce, e.toasts));
+        this.chat.el, e.settle, e.announce, e.toasts));
   }
 
   async start() {
@@ -109,6 +120,9 @@ class CiruloPage {
     this.conn.removeEventListener("status", this.onStatus);
     window.removeEventListener("languagechange", this.onLanguage);
     this.root.removeEventListener("keydown", this.onKey);
+    this.people.destroy();
+    this.chat.destroy();
+    this.options.destroy();
     for (const d of document.querySelectorAll("dialog.table-dialog")) d.remove();
     if (!this.left) this.conn.leaveTable(this.id);
   }
@@ -116,6 +130,7 @@ class CiruloPage {
   // ---- frames ----------------------------------------------------------------------------
   frame(frame) {
     if (frame.table !== this.id || this.destroyed) return;
+    this.sound.frame(frame);
     if (frame.type === "sync") {
       this.pending = [];
       this.view = frame.view;
@@ -172,12 +187,12 @@ class CiruloPage {
   render(records) {
     const v = this.view;
     if (!v || this.destroyed) return;
-    const focus = this.focusKey();
-    this.sending = false;
-    if (this.selected && !this.legal().includes(this.selected)) this.selected = null;
+    const focus = this.hand.focusKey();
+    this.hand.reset();
     const cfg = v.config;
     this.els.title.textContent = cfg.name ? `${cfg.name} \u00b7 ${t("cirulo.name")}` : t("cirulo.title", { players: cfg.players });
     this.renderHead();
+    this.people.update(v);
     if (v.status === "open") {
       fill(this.els.main, seatList(v, {
         me: this.ctx.user,
@@ -197,11 +212,12 @@ class CiruloPage {
     } else {
       this.renderPlay();
     }
-    this.restoreFocus(focus);
+    this.hand.restoreFocus(focus);
     // announcements show over the felt (at the top of the page when there is none)
     if (v.status === "finished") this.els.announce.replaceChildren();
     (this.els.main.querySelector(".cfelt") || this.root.querySelector(".cirulo-page")).append(this.els.announce);
     if (records.length) this.handleRecords(records);
+    this.sound.rendered(records, v, this.myTurn());
     this.renderSettle();
     this.updateClocks();
   }
@@ -258,7 +274,7 @@ class CiruloPage {
       deck,
       interactive: you !== null && v.status === "playing",
       legal: this.legal(),
-      selected: this.selected,
+      selected: this.hand.selected,
       myTurn: this.myTurn(),
       fresh,
       centerNote: t("cirulo.status.between"),
@@ -266,7 +282,7 @@ class CiruloPage {
     const legal = this.legal();
     if (legal.length) board.dataset.legal = legal.join(" ");
     if (d && d.led) board.dataset.led = d.led;
-    this.bindHand(board);
+    this.hand.bind(board);
     const content = [board];
     const scores = v.scores || [];
     if (v.status === "finished") {
@@ -290,23 +306,8 @@ class CiruloPage {
 
   renderTurnBar() {
     const mine = this.myTurn();
-    const d = this.view.deal;
-    const parts = [h("p", { class: ["turn-note", mine ? "mine" : null] }, mine ? t("table.status.your_turn") : "")];
-    if (mine && d.led && !this.hintKept) {
-      const follows = d.hand.some((c) => suitOf(c) === d.led);
-      this.hint(follows ? t("cirulo.hint.follow", { suit: suitName(d.led, this.lang) }) : t("cirulo.hint.void", { suit: suitName(d.led, this.lang) }), "info");
-    } else if (mine && !this.hintKept) {
-      this.hint(t("cirulo.hint.lead"), "info");
-    } else if (!mine && !this.hintKept) {
-      this.hint("", "info");
-    }
-    this.hintKept = false;
-    parts.push(this.els.hint);
-    if (mine && this.selected) {
-      parts.push(h("button", { type: "button", class: "cplay primary", onclick: () => this.play(this.selected) },
-        t("cirulo.play", { card: cardName(this.selected, this.deck(), this.lang) })));
-    }
-    fill(this.els.turnbar, parts);
+    const play = this.hand.turnBar(mine); // sets the hint first
+    fill(this.els.turnbar, h("p", { class: ["turn-note", mine ? "mine" : null] }, mine ? t("table.status.your_turn") : ""), this.els.hint, play);
   }
 
   // ---- the settlement after a hand ----------------------------------------------------------
@@ -379,93 +380,6 @@ class CiruloPage {
   }
 
 
-  // ---- playing a card -----------------------------------------------------------------------------
-  bindHand(board) {
-    for (const el of board.querySelectorAll("button.chand-card")) {
-      const code = el.dataset.code;
-      el.addEventListener("click", (e) => {
-        e.preventDefault();
-        this.choose(code);
-      });
-      el.addEventListener("dblclick", (e) => {
-        e.preventDefault();
-        if (this.legal().includes(code)) this.play(code);
-      });
-    }
-  }
-
-  // Why `code` cannot be played now, or null when it can.
-  refusal(code) {
-    const v = this.view;
-    if (!v || v.status !== "playing") return t("cirulo.hint.not_playing");
-    if (!this.myTurn()) return t("table.hint.not_your_turn");
-    if (this.legal().includes(code)) return null;
-    const d = v.deal;
-    if (d.led && suitOf(code) !== d.led) {
-      return t("cirulo.hint.must_follow", { card: cardName(code, this.deck(), this.lang), suit: suitName(d.led, this.lang) });
-    }
-    return t("table.hint.not_playable", { card: cardName(code, this.deck(), this.lang) });
-  }
-
-  // The rule a refused card broke (CI3), in the page's language, for the server's error.
-  explainIllegal(code) {
-    const d = this.view && this.view.deal;
-    if (!d || !d.led || suitOf(code) === d.led || !(d.hand || []).some((c) => suitOf(c) === d.led)) return null;
-    return t("cirulo.hint.must_follow", { card: cardName(code, this.deck(), this.lang), suit: suitName(d.led, this.lang) });
-  }
-
-  choose(code) {
-    if (this.sending) return;
-    const why = this.refusal(code);
-    if (why) {
-      this.hint(why, "error");
-      return;
-    }
-    if (this.selected === code) {
-      this.play(code);
-      return;
-    }
-    this.selected = code;
-    this.hint(t("cirulo.hint.selected", { card: cardName(code, this.deck(), this.lang) }), "info");
-    this.hintKept = true;
-    this.render([]);
-  }
-
-  async play(code) {
-    if (this.sending) return;
-    const why = this.refusal(code);
-    if (why) {
-      this.hint(why, "error");
-      return;
-    }
-    this.sending = true;
-    this.selected = null;
-    this.root.querySelector(".cboard")?.classList.add("sending");
-    const answer = await this.command({ type: "play", move: code });
-    this.sending = false;
-    this.root.querySelector(".cboard")?.classList.remove("sending");
-    return answer.type === "ack";
-  }
-
-  // Keys on the hand: arrows move between cards, Escape drops the pick. (Enter and Space
-  // press the focused card's button: pick, then play.)
-  key(e) {
-    const el = e.target;
-    if (e.key === "Escape" && this.selected) {
-      this.selected = null;
-      this.render([]);
-      return;
-    }
-    if (!el.classList || !el.classList.contains("chand-card")) return;
-    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
-      const cards = [...this.root.querySelectorAll("button.chand-card")];
-      const i = cards.indexOf(el);
-      const next = cards[(i + (e.key === "ArrowRight" ? 1 : -1) + cards.length) % cards.length];
-      if (next) next.focus();
-      e.preventDefault();
-    }
-  }
-
   // ---- clocks ----------------------------------------------------------------------------------------
   updateClocks() {
     const v = this.view;
@@ -474,35 +388,9 @@ class CiruloPage {
       this.renderSettle();
     }
     if (!v || v.status !== "playing" || !v.deal) return;
-    drawClocks(this.els.main, v, Date.now() - (this.clockSkew ?? 0));
-  }
-
-  // ---- focus across redraws --------------------------------------------------------------------------
-  focusKey() {
-    const a = document.activeElement;
-    if (!a || !this.root.contains(a)) return null;
-    if (a.classList.contains("chand-card")) {
-      const cards = [...this.root.querySelectorAll("button.chand-card")].map((x) => x.dataset.code);
-      return { code: a.dataset.code, after: cards.slice(cards.indexOf(a.dataset.code) + 1), before: cards.slice(0, cards.indexOf(a.dataset.code)).reverse() };
-    }
-    for (const cls of ["cplay", "open-settle", "sit", "stand"]) if (a.classList.contains(cls)) return { selector: `.${cls}` };
-    return null;
-  }
-
-  restoreFocus(key) {
-    if (!key) return;
-    if (key.selector) {
-      this.root.querySelector(key.selector)?.focus({ preventScroll: true });
-      return;
-    }
-    // the same card, else its neighbour (after a card was played)
-    for (const code of [key.code, ...key.after, ...key.before]) {
-      const el = this.root.querySelector(`button.chand-card[data-code="${code}"]`);
-      if (el) {
-        el.focus({ preventScroll: true });
-        return;
-      }
-    }
+    const now = Date.now() - (this.clockSkew ?? 0);
+    drawClocks(this.els.main, v, now);
+    this.sound.clock(v, now);
   }
 
   // ---- commands ----------------------------------------------------------------------------------------
@@ -510,7 +398,7 @@ class CiruloPage {
     const answer = await this.conn.tableCommand(this.id, cmd);
     if (this.destroyed) return answer;
     if (answer.type === "error") {
-      const why = cmd.type === "play" && answer.code === "illegal_move" ? this.explainIllegal(cmd.move) : null;
+      const why = cmd.type === "play" && answer.code === "illegal_move" ? this.hand.explainIllegal(cmd.move) : null;
       this.toast(why ? `${t("table.error.illegal_move")} ${why}` : errorText(answer));
       const latest = this.conn.view(this.id);
       if (latest) this.view = latest;

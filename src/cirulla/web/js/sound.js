@@ -8,7 +8,7 @@
 const STORAGE_KEY = "cirulla.sound";
 const DEFAULTS = { on: true, volume: 70 };
 
-export const SOUND_NAMES = ["play", "capture", "scopa", "accuso", "turn", "tick", "win", "lose", "end"];
+export const SOUND_NAMES = ["play", "capture", "scopa", "accuso", "trick", "coins", "turn", "tick", "win", "lose", "end"];
 
 let settings = readStored();
 let interacted = false;
@@ -141,6 +141,15 @@ const VOICES = {
   scopa: (t0) => {
     swish(t0, 0.08, 2500);
     [72, 76, 79, 84].forEach((n, i) => tone(t0 + 0.08 + i * 0.09, NOTE(n), 0.35, { type: "triangle", gain: 0.35 }));
+  },
+  // Cirulo (cirulo-sound.js): a trick gathered, and one that holds coins (a clink)
+  trick: (t0) => {
+    swish(t0, 0.16, 1600, 0.5);
+    tone(t0 + 0.02, 160, 0.1, { gain: 0.25, to: 100 });
+  },
+  coins: (t0) => {
+    swish(t0, 0.12, 1600, 0.4);
+    [2093, 2637, 2349].forEach((f, i) => tone(t0 + 0.06 + i * 0.07, f, 0.18, { type: "triangle", gain: 0.18 }));
   },
   accuso: (t0) => {
     tone(t0, NOTE(79), 0.3, { type: "triangle", gain: 0.35 });

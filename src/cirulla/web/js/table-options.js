@@ -1,7 +1,8 @@
 // The table's "Opzioni" popover: automatic declaration (B8; seed 000 lets it be
 // switched "dal tavolo ... agendo sulle apposite selezioni"), the deck style, sound and
 // volume. Each takes effect at once and is saved in the player's options like the
-// profile page does (the same options stay editable there).
+// profile page does (the same options stay editable there). A game without
+// declarations or with one deck style (Cirulo) leaves those fields out.
 import { api } from "./api.js";
 import { STYLES } from "./cards.js";
 import { t } from "./i18n.js";
@@ -11,11 +12,14 @@ import { readableError } from "./pages/errors.js";
 
 let counter = 0;
 
-// The popover of a table page (table.js), with the player's sound options adopted.
-export function tableOptions(page, ctx) {
+// The popover of a table page (table.js, cirulo-table.js), with the player's sound
+// options adopted; `autoDeclare` and `styles` (the deck styles offered) as for TableOptions.
+export function tableOptions(page, ctx, { autoDeclare = true, styles = STYLES } = {}) {
   adoptOptions(ctx.user ? ctx.user.options : ctx.options);
   return new TableOptions({
     ctx,
+    autoDeclare,
+    styles,
     style: () => page.style,
     onStyle: (style) => page.setStyle(style),
     onError: (text) => page.toast(text),
@@ -24,9 +28,12 @@ export function tableOptions(page, ctx) {
 
 export class TableOptions {
   // ctx: the page's context (user, conn, setUser); style(): the deck drawn now;
-  // onStyle(style) redraws the table; onError(text) shows a failure.
-  constructor({ ctx, style, onStyle, onError }) {
+  // onStyle(style) redraws the table; onError(text) shows a failure. `autoDeclare`:
+  // the game has declarations; `styles`: the deck styles to choose from (none: no field).
+  constructor({ ctx, style, onStyle, onError, autoDeclare = true, styles = STYLES }) {
     this.ctx = ctx;
+    this.autoDeclare = autoDeclare;
+    this.styles = styles && styles.length > 1 ? styles : [];
     this.style = style;
     this.onStyle = onStyle;
     this.onError = onError;
@@ -64,7 +71,7 @@ export class TableOptions {
     this.auto = h("input", { type: "checkbox", id: `${id}-auto`, name: "auto_declare", checked: this.options().auto_declare !== false });
     this.auto.addEventListener("change", () => this.setAutoDeclare(this.auto.checked));
     this.deck = h("select", { id: `${id}-deck`, name: "deck_style" },
-      STYLES.map((s) => h("option", { value: s, selected: s === this.style() }, t(`deck.${s}`))));
+      this.styles.map((s) => h("option", { value: s, selected: s === this.style() }, t(`deck.${s}`))));
     this.deck.addEventListener("change", () => this.setStyle(this.deck.value));
     this.sound = h("input", { type: "checkbox", id: `${id}-sound`, name: "sound", checked: sound.on });
     this.sound.addEventListener("change", () => this.setSound({ on: this.sound.checked }));
@@ -77,8 +84,8 @@ export class TableOptions {
     fill(this.el,
       h("summary", { class: "table-options-button" }, t("options.button")),
       h("div", { class: "table-options-panel", role: "group", "aria-label": t("options.title") },
-        h("div", { class: "check" }, this.auto, h("label", { for: `${id}-auto` }, t("profile.auto_declare"))),
-        h("div", { class: "field" }, h("label", { for: `${id}-deck` }, t("profile.deck_style")), this.deck),
+        this.autoDeclare ? h("div", { class: "check" }, this.auto, h("label", { for: `${id}-auto` }, t("profile.auto_declare"))) : null,
+        this.styles.length ? h("div", { class: "field" }, h("label", { for: `${id}-deck` }, t("profile.deck_style")), this.deck) : null,
         h("div", { class: "check" }, this.sound, h("label", { for: `${id}-sound` }, t("options.sound"))),
         h("div", { class: "field" }, h("label", { for: `${id}-volume` }, t("options.volume")), this.volume)));
     this.showSound();

@@ -1,7 +1,8 @@
 // What the table sounds like: the sounds (sound.js) that a batch of table records
 // calls for, the player's turn coming, and the last seconds of the player's own move
 // clock. Only live events sound: those the server sends again after a reconnect (the
-// answer to a join still pending) or that a sync folds in stay silent.
+// answer to a join still pending) or that a sync folds in stay silent. What a game's
+// records sound like is a parameter (Cirulo's: cirulo-sound.js).
 import { playSound } from "./sound.js";
 import { sideOf } from "./table-board.js";
 
@@ -34,9 +35,11 @@ export function soundsFor(records, view) {
 }
 
 export class TableSound {
-  constructor(conn, id) {
+  // sounds(records, view): the names a batch of live records calls for (soundsFor here).
+  constructor(conn, id, sounds = soundsFor) {
     this.conn = conn;
     this.id = id;
+    this.sounds = sounds;
     this.replayed = new WeakSet();
     this.wasMine = null; // null until the first view: arriving at one's turn is silent
     this.lastTick = null;
@@ -50,7 +53,7 @@ export class TableSound {
   // The board was drawn after `records`; `mine`: it is now the player's turn.
   rendered(records, view, mine) {
     const live = records.filter((r) => !this.replayed.has(r));
-    const names = soundsFor(live, view);
+    const names = this.sounds(live, view);
     if (mine && this.wasMine === false && live.length) names.push("turn");
     this.wasMine = mine;
     names.slice(0, 6).forEach((name, i) => playSound(name, i * GAP));
