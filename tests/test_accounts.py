@@ -90,7 +90,8 @@ def test_register_logs_in_with_a_hashed_session(server: Server) -> None:
         r = http.post("/api/register", json={"name": "Anna", "password": PASSWORD})
         assert r.status_code == 201
         user = r.json()["user"]
-        assert set(user) == {"id", "name", "guest", "options"}
+        assert set(user) == {"id", "name", "guest", "bot", "options"}
+        assert user["bot"] is False  # a person (docs/bots.md)
         assert user["name"] == "Anna" and user["guest"] is False
         assert user["options"] == {
             "auto_declare": True,

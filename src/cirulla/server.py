@@ -234,7 +234,8 @@ def serve(settings: Settings) -> int:
     except StartupError as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
         return 1
-    app = _StartupErrors(create_app(settings), settings)
+    fastapi_app = create_app(settings)
+    app = _StartupErrors(fastapi_app, settings)
     # A busy table server makes many short-lived dicts (frames, views): collect the young
     # generation less often, and keep the code and the app, which live for the whole
     # run, out of the older generations' collections.
@@ -259,6 +260,9 @@ def serve(settings: Settings) -> int:
         ws_ping_timeout=20.0,
     )
     server = uvicorn.Server(config)
+    # uvicorn waits for open responses before it stops: the bots' event streams
+    # (gateway/bot_stream.py) watch this and end themselves
+    fastapi_app.state.stopping = lambda: server.should_exit
     with sock, contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])
     if not server.started:

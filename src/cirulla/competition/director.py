@@ -236,6 +236,7 @@ class Director:
                     "name": e.name,
                     "bot": e.bot,
                     "auto_declare": True,
+                    **({"bot_account": True} if e.bot_account else {}),
                 }
         config = st.table_config().model_copy(
             update={"name": f"{st.name} {number}.{index + 1}"[:40]}

@@ -76,6 +76,7 @@ def check_spec(
         "starts_at",
         "max_entrants",
         "private",
+        "allow_bots",
     }
     for key in raw:
         if key not in known:
@@ -145,6 +146,9 @@ def check_spec(
     private = raw.get("private", private_default)
     if not isinstance(private, bool):
         raise _bad("private", "true or false")
+    allow_bots = raw.get("allow_bots", False)  # bot accounts (docs/bots.md): people only by default
+    if not isinstance(allow_bots, bool):
+        raise _bad("allow_bots", "true or false")
     entry_fee = raw.get("entry_fee", 0)
     if (
         not isinstance(entry_fee, int)
@@ -177,6 +181,7 @@ def check_spec(
         "starts_at": starts_at,
         "entry_fee": entry_fee,
         "prizes": prizes,
+        **({"allow_bots": True} if allow_bots else {}),
     }
 
 
@@ -337,6 +342,7 @@ class TournamentService:
                     "user": u["id"],
                     "bot": None,
                     "fee": st.entry_fee * len(who) if i == 0 else 0,
+                    **({"bot_account": True} if u.get("bot_account") else {}),
                 }
                 for i, u in enumerate(who)
             ]

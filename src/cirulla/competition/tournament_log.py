@@ -8,10 +8,12 @@ Record types and their data (every record also has `version` and `at`):
 
 - ``created``      ``{"name", "format", "config": table config, "rounds", "best_of",
   "max_entrants", "private", "organiser": {"id", "name"} | None, "starts_at": ms | None,
-  "entry_fee": chips, "prizes": [% by place]}`` (the last two absent in old logs);
+  "entry_fee": chips, "prizes": [% by place]}`` (the last two absent in old logs), and
+  ``"allow_bots": true`` when bot accounts may enter (docs/bots.md);
   a test-mode server's tournament also has ``"decks"`` and ``"dealer"``, given to the
   first tables of round 1 (``POST /api/test/tournaments``)
-- ``registered``   ``{"entrants": [{"id", "name", "user", "bot", "fee"}, ...]}``: one
+- ``registered``   ``{"entrants": [{"id", "name", "user", "bot", "fee"}, ...]}`` (with
+  ``"bot_account": true`` for a bot account): one
   entrant, or (4 players) two partners registered together; ``fee``: the chips each paid
   into the pool (fees.py; absent in old logs: 0)
 - ``unregistered`` ``{"entrants": [id, ...]}``
@@ -73,10 +75,13 @@ class Entrant:
     bot: str | None
     partner: str | None = None  # 4 players: the entrant registered with this one
     fee: int = 0  # chips paid into the pool on registering (fees.py)
+    bot_account: bool = False  # a bot account (docs/bots.md) entered by its token
 
     def public(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "name": self.name, "user": self.user, "bot": self.bot}
         out["partner"] = self.partner
+        if self.bot_account:
+            out["bot_account"] = True
         return out
 
 
@@ -107,6 +112,7 @@ class TournamentState:
     best_of: int = 1
     max_entrants: int = 64
     entry_fee: int = 0  # chips a person pays to enter (fees.py)
+    allow_bots: bool = False  # bot accounts may enter (docs/bots.md); people only if not
     prizes: list[int] = field(default_factory=lambda: [60, 30, 10])  # % of the pool by place
     private: bool = False
     organiser: dict[str, Any] | None = None
@@ -155,13 +161,21 @@ class TournamentState:
         self.organiser = d.get("organiser")
         self.starts_at = d.get("starts_at")
         self.entry_fee = int(d.get("entry_fee", 0))
+        self.allow_bots = bool(d.get("allow_bots", False))
         self.prizes = list(d.get("prizes", self.prizes))
         self.created = at
 
     def _on_registered(self, d: dict[str, Any], at: int) -> None:
         self._registering()
         new = [
-            Entrant(e["id"], e["name"], e.get("user"), e.get("bot"), fee=int(e.get("fee", 0)))
+            Entrant(
+                e["id"],
+                e["name"],
+                e.get("user"),
+                e.get("bot"),
+                fee=int(e.get("fee", 0)),
+                bot_account=bool(e.get("bot_account", False)),
+            )
             for e in d["entrants"]
         ]
         if len(new) == 2:
@@ -400,6 +414,7 @@ def summary(state: TournamentState) -> dict[str, Any]:
         "entrants": entrants,
         "created": state.created,
         "entry_fee": state.entry_fee,
+        "allow_bots": state.allow_bots,
         "prize": prize_view(state),  # None for a free tournament (fees.py)
     }
 

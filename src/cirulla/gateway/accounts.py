@@ -146,6 +146,7 @@ def public_user(user: UserRow) -> dict[str, Any]:
         "id": user.id,
         "name": user.name,
         "guest": user.guest,
+        "bot": user.bot,
         "options": effective_options(user),
     }
 

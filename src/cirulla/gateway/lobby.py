@@ -75,6 +75,7 @@ async def _create(
             config,
             seat=body.seat,
             auto_declare=bool(user.options.get("auto_declare", True)),
+            bot_account=user.bot,
             **extra,
         )
     except TableError as exc:

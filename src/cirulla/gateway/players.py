@@ -36,7 +36,7 @@ async def player_profile(request: Request, name: str) -> dict[str, Any]:
     ban = await current_playban(store, user.id)
     return {
         "name": user.name,
-        "bot": False,
+        "bot": user.bot,
         "guest": user.guest,
         "created": user.created_at.isoformat(),
         "partite": summary["partite"],

@@ -69,7 +69,15 @@ async def leaderboard(
         change = None
         if line.rating_before is not None:
             change = round(line.row.rating - line.rating_before, 1)
-        entries.append({"rank": rank, "name": line.name, **_rating(line.row), "change": change})
+        entries.append(
+            {
+                "rank": rank,
+                "name": line.name,
+                "bot": line.bot,
+                **_rating(line.row),
+                "change": change,
+            }
+        )
     return {"game": game, "mode": mode, "period": period, "entries": entries}
 
 
@@ -95,6 +103,7 @@ async def player_ratings(request: Request, name: str, game: Game = "cirulla") ->
         )
     return {
         "name": user.name,
+        "bot": user.bot,
         "game": game,
         "ratings": {
             mode: _rating(current[mode]) if mode in current else None for mode in ("1v1", "pairs")

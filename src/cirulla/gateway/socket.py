@@ -36,6 +36,7 @@ from ..store import UserRow, VersionConflict
 from ..tables.manager import TableManager
 from ..tables.state import TableError
 from .actions import ActionMemory
+from .bot_auth import bearer_token, identity_lookup, token_identity
 from .chat import chat_service
 from .connections import ABORT_KEY, Connections
 from .frames import Outbox, encode
@@ -421,7 +422,9 @@ class Connection:
             if cmd.table not in self.watching:  # watch first, so the seat's own event arrives
                 self.watching.add(cmd.table)
                 await actor.join(self, cmd.version)
-            return await actor.sit(user, self.account.name, cmd.seat, auto, cmd.version)
+            return await actor.sit(
+                user, self.account.name, cmd.seat, auto, cmd.version, self.account.bot
+            )
         if kind == "stand":
             return await actor.stand(user, cmd.version)
         if kind == "play":
@@ -429,6 +432,15 @@ class Connection:
         if kind == "abandon":
             return await actor.abandon(user, cmd.version)
         raise TableError("bad_command", f"unknown command {kind!r}")  # pragma: no cover
+
+
+async def _bot_user(app: Any, bearer: str) -> tuple[UserRow | None, str | None]:
+    """The bot of a bearer token that may play, and the token (its hash is the
+    socket's "session", so revoking the token closes the socket); or (None, None)."""
+    auth = await token_identity(app.state.store, bearer)
+    if auth is None or "play" not in auth.token.scopes:
+        return None, None
+    return auth.user, bearer
 
 
 def _abort(ws: WebSocket) -> None:
@@ -447,8 +459,12 @@ async def socket(ws: WebSocket) -> None:
         await ws.close(code=POLICY_VIOLATION, reason="origin not allowed")
         return
     token = ws.cookies.get(SESSION_COOKIE)
+    bearer = bearer_token(ws.headers)  # a bot's token (docs/bots.md): the header only
     try:
-        user = await user_from_token(app.state.store, token)
+        if bearer is not None:
+            user, token = await _bot_user(app, bearer)
+        else:
+            user = await user_from_token(app.state.store, token)
     except INFRASTRUCTURE_ERRORS as exc:
         log_outage("a socket's session", exc)
         # Accepted only to be closed with a code the browser sees (a refused handshake
@@ -458,7 +474,8 @@ async def socket(ws: WebSocket) -> None:
             await ws.close(code=TRY_AGAIN_LATER, reason="unavailable: try again in a few seconds")
         return
     if user is None or token is None:
-        await ws.close(code=POLICY_VIOLATION, reason="not logged in")
+        reason = "bad bot token, or no 'play' scope" if bearer is not None else "not logged in"
+        await ws.close(code=POLICY_VIOLATION, reason=reason)
         return
     address = ws.client.host if ws.client is not None else "unknown"
     refusal = registry.refusal(user.id, address)
@@ -475,7 +492,7 @@ async def socket(ws: WebSocket) -> None:
         session=token_hash(token),
         address=address,
     )
-    registry.add(conn, app.state.store.session_user)  # counted before the first await
+    registry.add(conn, identity_lookup(app.state.store))  # counted before the first await
     try:
         await ws.accept()
         await conn.run()

@@ -27,6 +27,7 @@ _STATUS = {
     "unknown_tournament": 404,
     "unknown_player": 409,
     "private_tournament": 403,
+    "bots_not_allowed": 403,
     "not_organiser": 403,
     "guests_cannot_organise": 403,
     "test_mode_only": 404,
@@ -215,7 +216,9 @@ async def register(
             row = await request.app.state.store.find_user(body.partner)
             if row is None:
                 raise DirectorError("unknown_player", f"there is no player {body.partner!r}")
-            partner = {"id": row.id, "name": row.name}
+            if row.bot and not d.state.allow_bots:
+                raise DirectorError("bots_not_allowed", "this tournament is for people only")
+            partner = {"id": row.id, "name": row.name, "bot_account": row.bot}
         await service.register(d, {"id": user.id, "name": user.name}, partner)
     except DirectorError as exc:
         raise _error(exc) from None

@@ -96,6 +96,7 @@ class LeaderRow:
     row: RatingRow
     name: str
     rating_before: float | None
+    bot: bool = False  # a bot account (docs/bots.md): rated like a person, flagged
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,7 +402,7 @@ class RatingStore:
             (or_(ratings_t.c.partite < partite, ratings_t.c.deviation > deviation), 1), else_=0
         )
         query = (
-            select(*_RATING_COLUMNS, users_t.c.name)
+            select(*_RATING_COLUMNS, users_t.c.name, users_t.c.bot)
             .join(users_t, users_t.c.id == ratings_t.c.user_id)
             .where(
                 ratings_t.c.game == game,
@@ -451,6 +452,11 @@ class RatingStore:
                 for s in starts:
                     before.setdefault(s.user_id, float(s.rating_before))
         return [
-            LeaderRow(_rating(r), r.name, before.get(r.user_id) if since is not None else None)
+            LeaderRow(
+                _rating(r),
+                r.name,
+                before.get(r.user_id) if since is not None else None,
+                bool(r.bot),
+            )
             for r in rows
         ]

@@ -250,6 +250,7 @@ class TableActor:
         seat: int | None,
         auto_declare: bool,
         expected: int | None = None,
+        bot_account: bool = False,
     ) -> int:
         async with self._lock:
             self._expect(expected)
@@ -274,6 +275,8 @@ class TableActor:
                 "bot": None,
                 "auto_declare": auto_declare,
             }
+            if bot_account:
+                data["bot_account"] = True
             return await self._commit([("sat", data)])
 
     async def stand(self, user: str, expected: int | None = None) -> int:

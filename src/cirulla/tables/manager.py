@@ -144,10 +144,12 @@ class TableManager:
         auto_declare: bool = True,
         decks: list[list[str]] | None = None,
         dealer: int | None = None,
+        bot_account: bool = False,
     ) -> tuple[TableActor, str | None]:
         """A new table with its bots seated and its creator at `seat` (the first free one
         if None); returns the actor and, for a private table, the invite token. The
-        account's limits are checked first (one creation at a time per account here)."""
+        account's limits are checked first (one creation at a time per account here).
+        `bot_account`: the creator is a bot account (docs/bots.md), marked on its seat."""
         async with self.account_limits.creating(owner, config):
             return await self._create(
                 owner,
@@ -157,6 +159,7 @@ class TableManager:
                 auto_declare=auto_declare,
                 decks=decks,
                 dealer=dealer,
+                bot_account=bot_account,
             )
 
     async def _create(
@@ -169,6 +172,7 @@ class TableManager:
         auto_declare: bool,
         decks: list[list[str]] | None,
         dealer: int | None,
+        bot_account: bool = False,
     ) -> tuple[TableActor, str | None]:
         if (decks is not None or dealer is not None) and not self.test_mode:
             raise TableError("test_mode_only", "stacked decks are only for a server in test mode")
@@ -230,6 +234,7 @@ class TableManager:
                         "name": owner_name,
                         "bot": None,
                         "auto_declare": auto_declare,
+                        **({"bot_account": True} if bot_account else {}),
                     },
                 )
             )

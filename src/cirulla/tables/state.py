@@ -10,7 +10,8 @@ Record types and their data (every record also has `version` and `at`):
 - ``created``   ``{"config": TableConfig, "owner": user id | None, "shuffle": version}``;
   a table made in test mode may add ``"decks"`` (stacked decks for the first
   smazzate) and ``"dealer"`` (the first dealer), both public
-- ``sat``       ``{"seat", "user", "name", "bot": level | None, "auto_declare": bool}``
+- ``sat``       ``{"seat", "user", "name", "bot": level | None, "auto_declare": bool}``,
+  plus ``"bot_account": true`` when the user is a bot account (docs/bots.md)
 - ``stood``     ``{"seat"}``
 - ``started``   ``{}``: every seat is taken; the partita begins
 - ``committed`` ``{"deal": k, "commitment": hex, "shuffle": version}``: the SHA-256
@@ -52,9 +53,14 @@ class Seat:
     name: str
     bot: str | None = None
     auto_declare: bool = True
+    #: A bot account (a program playing through the bot API), not a person: shown to all.
+    bot_account: bool = False
 
     def public(self) -> dict[str, Any]:
-        return {"user": self.user, "name": self.name, "bot": self.bot}
+        out: dict[str, Any] = {"user": self.user, "name": self.name, "bot": self.bot}
+        if self.bot_account:
+            out["bot_account"] = True
+        return out
 
 
 @dataclass(slots=True)
@@ -134,7 +140,11 @@ class TableState:
         if self.status != "open" or self.seats[seat] is not None:
             raise TableError("bad_log", f"seat {seat} cannot be taken now")
         self.seats[seat] = Seat(
-            d.get("user"), str(d["name"]), d.get("bot"), d.get("auto_declare", True)
+            d.get("user"),
+            str(d["name"]),
+            d.get("bot"),
+            d.get("auto_declare", True),
+            bool(d.get("bot_account", False)),
         )
 
     def _on_stood(self, rec: LogRecord) -> None:
