@@ -170,6 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="replay a game record and check it")
     p.add_argument("record", help="a game record file (JSON)")
 
+    from .analyse_cli import add_cli as add_analyse
     from .bots.arena import add_cli as add_arena
     from .competition.cli import add_cli as add_tournament
     from .competition.ledger_cli import add_cli as add_ledger
@@ -185,6 +186,7 @@ def _parser() -> argparse.ArgumentParser:
     add_tournament(sub)
     add_ledger(sub)
     add_score(sub)
+    add_analyse(sub)
     return parser
 
 

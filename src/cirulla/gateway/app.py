@@ -22,7 +22,9 @@ from ..tables.manager import TableManager
 from . import (
     accounts,
     admin,
+    bots,
     chat,
+    coach,
     history,
     lobby,
     players,
@@ -120,6 +122,7 @@ def create_app(settings: Settings) -> FastAPI:
             app.state.ratings.close()
             app.state.profiles.close()
             tables.close()
+            await coach.close_coach(app)  # its analyses think in the bot workers
             await bots.close()
             if tables.cluster is not None:
                 await tables.cluster.close()
@@ -144,7 +147,9 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(players.router)
     app.include_router(scorekeeper.router)
     app.include_router(chat.router)
+    app.include_router(coach.router)
     app.include_router(admin.router)
+    app.include_router(bots.router)
     app.include_router(socket.router)
     install_web(app)
     # the last added runs first: the headers go on every answer, the 413 included

@@ -213,4 +213,12 @@ def build_replay(table_id: str, record: dict[str, Any]) -> dict[str, Any]:
         "end_reason": game.end_reason,
         "deals": deals,
         "steps": steps,
+        "hints": _hints(record),
     }
+
+
+def _hints(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The seats that asked the coach for hints, and how many (gateway/coach.py)."""
+    coach = record.get("coach")
+    hints = coach.get("hints") if isinstance(coach, dict) else None
+    return [h for h in hints if isinstance(h, dict)] if isinstance(hints, list) else []

@@ -47,6 +47,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.pool import StaticPool
 
 from ..eventlog import GENESIS, ChainError, LogRecord, chain_hash
+from .coach import hint_marks
 from .ledger import LedgerStore, Movement, welcome_grant, write_movements
 from .models import Record, RecordPlayerModel, Seat, Session, Table, TableEvent, TableSecret, User
 from .postgres_batch import write_batch as _postgres_batch
@@ -97,6 +98,8 @@ class UserRow:
     password_hash: str | None
     options: dict[str, Any]
     created_at: datetime
+    #: A bot account (docs/bots.md): played by a program through API tokens, never logged in.
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +160,13 @@ def _name_key(name: str) -> str:
 
 def _user(row: _Row) -> UserRow:
     return UserRow(
-        row.id, row.name, bool(row.guest), row.password_hash, dict(row.options), row.created_at
+        row.id,
+        row.name,
+        bool(row.guest),
+        row.password_hash,
+        dict(row.options),
+        row.created_at,
+        bool(row.bot),
     )
 
 
@@ -183,6 +192,7 @@ _USER_COLUMNS: Final = (
     users.c.password_hash,
     users.c.options,
     users.c.created_at,
+    users.c.bot,
 )
 _TABLE_COLUMNS: Final = tuple(c for c in tables.c if c.name != "last_hash")
 
@@ -202,6 +212,7 @@ def record_summary(record: Mapping[str, Any]) -> dict[str, Any]:
         count = max((s["seat"] for s in seats if isinstance(s.get("seat"), int)), default=-1) + 1
     names: list[str | None] = [None] * count
     bots: list[str | None] = [None] * count
+    accounts = [False] * count  # bot accounts (docs/bots.md), as opposed to people
     for s in seats:
         seat = s.get("seat")
         if isinstance(seat, int) and 0 <= seat < count:
@@ -209,9 +220,10 @@ def record_summary(record: Mapping[str, Any]) -> dict[str, Any]:
             bot = s.get("bot")
             names[seat] = name if isinstance(name, str) else None
             bots[seat] = bot if isinstance(bot, str) else None
+            accounts[seat] = s.get("bot_account") is True
     rules = game.get("rules")
     deals = game.get("deals")
-    return {
+    summary = {
         "players": names,
         "bots": bots,
         "totals": game.get("totals"),
@@ -220,6 +232,21 @@ def record_summary(record: Mapping[str, Any]) -> dict[str, Any]:
         "target": rules.get("target") if isinstance(rules, Mapping) else None,
         "deals": len(deals) if isinstance(deals, list) else None,
     }
+    if any(accounts):
+        summary["bot_accounts"] = accounts
+    hinted = _hinted(record.get("coach"))
+    if hinted:  # the seats that asked the coach for hints
+        summary["hints"] = hinted
+    return summary
+
+
+def _hinted(coach: Any) -> list[int]:
+    """The seats that asked the coach for hints (store/coach.py), from a record."""
+    hints = coach.get("hints") if isinstance(coach, Mapping) else None
+    if not isinstance(hints, list):
+        return []
+    seats = [h.get("seat") for h in hints if isinstance(h, Mapping)]
+    return [s for s in seats if isinstance(s, int) and not isinstance(s, bool)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -533,11 +560,12 @@ class Store:
         guest: bool = False,
         options: dict[str, Any] | None = None,
         chips: int = 0,
+        bot: bool = False,
     ) -> UserRow:
         """A new user with a random id; NameTaken if the name is, whatever its case.
         `chips` is the welcome grant, written with the user in one transaction."""
         row = UserRow(
-            _secrets.token_hex(8), name, guest, password_hash, dict(options or {}), _now()
+            _secrets.token_hex(8), name, guest, password_hash, dict(options or {}), _now(), bot
         )
         try:
             async with self._write() as conn:
@@ -550,6 +578,7 @@ class Store:
                         password_hash=row.password_hash,
                         options=row.options,
                         created_at=row.created_at,
+                        bot=row.bot,
                     )
                 )
                 if chips > 0:
@@ -966,12 +995,16 @@ class Store:
                 raise LookupError(f"no table {table_id!r}")
             if conn.scalar(select(records_t.c.table_id).where(records_t.c.table_id == table_id)):
                 return
+            saved = record
+            hints = hint_marks(conn, table_id)  # the coach's hints: the record says so
+            if hints:
+                saved = {**record, "coach": {"hints": hints}}
             conn.execute(
                 insert(records_t).values(
                     table_id=table_id,
                     game=game,
-                    record=record,
-                    summary=record_summary(record),
+                    record=saved,
+                    summary=record_summary(saved),
                     finished_at=finished_at,
                 )
             )

@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -98,6 +99,8 @@ class User(Base):
     password_hash: Mapped[str | None] = mapped_column(Text)
     options: Mapped[dict[str, Any]]
     created_at: Mapped[datetime]
+    #: A bot account (store/models_bots.py has its owner and tokens): no password, no session.
+    bot: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Session(Base):
@@ -251,4 +254,11 @@ class TournamentEventModel(Base):
 
 # The competition's tables, each in a module of its own (imported here so that
 # `Base.metadata` holds the whole schema).
-from . import models_chat, models_ledger, models_players, models_ratings  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    models_bots,
+    models_chat,
+    models_coach,
+    models_ledger,
+    models_players,
+    models_ratings,
+)

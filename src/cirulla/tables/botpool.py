@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import logging
 import multiprocessing
 import os
@@ -45,14 +46,17 @@ import select
 import signal
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from .games import kind_of
 
 __all__ = ["BotPool", "default_workers", "think"]
 
 log = logging.getLogger("cirulla.bots")
+
+T = TypeVar("T")
 
 #: How much lower a worker's scheduling priority is than the server's (nice(2)).
 WORKER_NICE: Final = 5
@@ -219,16 +223,25 @@ class BotPool:
             return kind.bot_move(kind.bot(kind.fallback_level, seed), view)
 
     async def _search(self, game: str, level: str, seed: int, view: dict[str, Any]) -> str:
+        job = functools.partial(think, game, level, seed, view, self.move_seconds)
+        return await self.call(job, self.move_seconds)
+
+    async def call(self, job: Callable[[], T], seconds: float) -> T:
+        """Run `job` (picklable: a module-level function or a partial of one) in a
+        worker: a table's move (`move`, which falls back on the cheap bot) or other work,
+        the coach's analyses and hints. It waits for a free worker (TimeoutError after
+        `queue_seconds`) and gives up on an answer after `seconds` plus the grace
+        (TimeoutError; the pool is replaced); the caller says what failed."""
         try:
             async with asyncio.timeout(self.queue_seconds):
-                await self._slots.acquire()  # (cancellation-safe: a slot is never lost)
+                await self._slots.acquire()
         except TimeoutError:
             raise TimeoutError("every bot worker is busy") from None
         try:
             executor = await self._ensure()
             try:
-                future = executor.submit(think, game, level, seed, view, self.move_seconds)
-                async with asyncio.timeout(self.move_seconds + self.grace):
+                future = executor.submit(job)
+                async with asyncio.timeout(seconds + self.grace):
                     return await asyncio.wrap_future(future)
             except TimeoutError:
                 self._replace(executor)

@@ -244,6 +244,7 @@ export default {
   "history.even": "Even",
   "history.nobody": "empty seat",
   "history.points": "Points:",
+  "history.hints": "With the coach's hints",
   "history.deals.one": "{n} smazzata",
   "history.deals.other": "{n} smazzate",
   "history.replay": "Replay",

@@ -243,6 +243,7 @@ export default {
   "history.even": "Pari",
   "history.nobody": "posto vuoto",
   "history.points": "Punti:",
+  "history.hints": "Con i suggerimenti del coach",
   "history.deals.one": "{n} smazzata",
   "history.deals.other": "{n} smazzate",
   "history.replay": "Rivedi",

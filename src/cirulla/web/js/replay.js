@@ -8,6 +8,7 @@ import { runningTotals, scoreTable, totalsChart } from "./scoresheet.js";
 import { renderBoard, sideCount, sideName } from "./table-board.js";
 import { fill, h } from "./table-dom.js";
 import { announcements, describePlay, errorText } from "./table-panels.js";
+import { ReplayCoach, hintsNote, markBadge } from "./replay-coach.js";
 
 export function mountReplay(root, ctx) {
   const viewer = new ReplayViewer(root, ctx);
@@ -35,6 +36,7 @@ class ReplayViewer {
     this.data = null;
     this.frames = [];
     this.pos = 0;
+    this.coach = new ReplayCoach(this); // the analysis, marks and graph (replay-coach.js)
     this.onKey = (e) => this.key(e);
     this.onLanguage = () => {
       this.lang = language();
@@ -50,6 +52,7 @@ class ReplayViewer {
       const [data] = await Promise.all([api("GET", `/api/replay/${encodeURIComponent(this.id)}`), loadDecks()]);
       this.data = data;
       this.frames = replayFrames(data);
+      this.coach.load();
       // the table's chat (js/chat.js): the replay stands without it
       api("GET", `/api/tables/${encodeURIComponent(this.id)}/chat`).then((c) => {
         this.chat = c.messages;
@@ -65,6 +68,7 @@ class ReplayViewer {
   }
 
   destroy() {
+    this.coach.destroy();
     document.removeEventListener("keydown", this.onKey);
     window.removeEventListener("languagechange", this.onLanguage);
   }
@@ -119,6 +123,7 @@ class ReplayViewer {
       lang: this.lang,
       interactive: false,
     });
+    const next = this.coach.next(this.frames, this.pos, board, { seats, style: this.style, lang: this.lang });
     const last = this.frames.length - 1;
     const button = (cls, label, target, disabled) =>
       h("button", { type: "button", class: cls, "aria-label": label, title: label, disabled, onclick: () => this.go(target) }, t(`replay.${cls}.symbol`));
@@ -150,16 +155,19 @@ class ReplayViewer {
         h("div", { class: "table-head" },
           h("h1", { class: "table-title" }, t("replay.title", { id: this.id })),
           h("p", { class: "replay-where", role: "status" },
-            t("replay.position.text", { step: this.pos + 1, steps: last + 1, deal: frame.deal + 1 }))),
+            t("replay.position.text", { step: this.pos + 1, steps: last + 1, deal: frame.deal + 1 })),
+          hintsNote(data.hints, seats)),
         h("div", { class: "replay-controls", role: "toolbar", "aria-label": t("replay.controls") },
           button("first", t("replay.first"), 0, this.pos === 0),
           button("prev", t("replay.prev"), this.pos - 1, this.pos === 0),
           slider,
           button("next", t("replay.next"), this.pos + 1, this.pos === last),
           button("last", t("replay.last"), last, this.pos === last)),
-        h("p", { class: "replay-what last-move", "aria-live": "polite" }, what),
+        h("p", { class: "replay-what last-move", "aria-live": "polite" }, what, " ", markBadge(this.coach.entry(frame))),
+        next,
         lines.length ? h("ul", { class: "replay-events" }, lines.map((l) => h("li", { class: `banner-${l.kind}` }, l.text))) : null,
         h("div", { class: "table-body" }, h("div", { class: "table-center" }, board)),
+        this.coach.section({ frames: this.frames, pos: this.pos, sideNames, seats }),
         sheet, end,
         this.chat ? chatLog(this.chat) : null,
         h("p", { class: "replay-keys" }, t("replay.keys"))));

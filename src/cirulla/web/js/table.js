@@ -24,12 +24,12 @@ import {
   seatList,
 } from "./table-panels.js";
 import { PlayController } from "./table-play.js";
+import { TableCoach } from "./table-coach.js";
 import { TablePeople } from "./table-people.js";
 import { runningScore } from "./table-score.js";
 import { lastPanel, ManoMemory, markLastCapture } from "./table-last.js";
 import { tableOptions } from "./table-options.js";
 import { TableSound } from "./table-sound.js";
-import { mountCiruloTable } from "./cirulo-table.js";
 import { cashBadges } from "./pages/wallet.js";
 
 export { errorText };
@@ -38,16 +38,38 @@ export function mountTable(root, ctx) {
   // A Cirulo table has its own page (cirulo-table.js): known at once when the view is
   // already here, else from the first view the server sends.
   const known = ctx.conn.view(ctx.tableId);
-  if (known && known.game === "cirulo") return mountCiruloTable(root, ctx);
+  if (known && known.game === "cirulo") return mountCirulo(root, ctx);
   const page = new TablePage(root, ctx);
   let current = { unmount: () => page.destroy() };
   page.onCirulo = () => {
     page.left = true; // keep watching (and one's seat): the Cirulo page joins again
     page.destroy();
-    current = mountCiruloTable(root, ctx);
+    current = mountCirulo(root, ctx);
   };
   page.start();
   return { unmount: () => current.unmount() };
+}
+
+// Cirulo's page and its modules are loaded only for a Cirulo table: a Cirulla table, the
+// common case on a phone, does without them (gateway/preload.py preloads table.js's graph).
+function mountCirulo(root, ctx) {
+  let mounted = null;
+  let gone = false;
+  import("./cirulo-table.js").then(
+    (m) => {
+      if (!gone) mounted = m.mountCiruloTable(root, ctx);
+    },
+    (err) => {
+      console.error(err);
+      if (!gone) fill(root, h("p", { class: "error", role: "alert" }, t("app.load_failed")));
+    },
+  );
+  return {
+    unmount: () => {
+      gone = true;
+      if (mounted) mounted.unmount();
+    },
+  };
 }
 
 class TablePage {
@@ -77,6 +99,7 @@ class TablePage {
     this.options = tableOptions(this, ctx);
     this.people = new TablePeople(this.conn, this.id, ctx.invite); // spectators, "Invita un amico"
     this.chat = chatPanel({ conn: this.conn, chat: this.id }); // js/chat.js
+    this.coach = new TableCoach(this); // the hint at practice tables (table-coach.js)
     this.onTable = (e) => this.frame(e.detail);
     this.onStatus = () => this.showStatus();
     this.onLanguage = () => {
@@ -349,6 +372,7 @@ class TablePage {
     if (legal.length) board.dataset.legal = legal.join(" ");
     this.controller.attach(board, { legal, hand: d ? d.hand : [], table: d ? d.table.map((x) => x.card) : [], myTurn: this.myTurn() });
     this.renderTurnBar(legal);
+    this.coach.mark(board, v);
     fill(this.els.side,
       lastPanel(v, this.manos, { style: this.style, lang: this.lang }),
       d && d.carte_viste ? carteViste(d.carte_viste, { style: this.style, lang: this.lang }) : null,
@@ -364,6 +388,8 @@ class TablePage {
     }
     const pass = passMove(legal);
     if (pass) buttons.push(h("button", { type: "button", class: "pass", onclick: () => this.sendMove(pass) }, t("table.pass")));
+    const coach = this.coach.button(this.view, this.myTurn());
+    if (coach) buttons.push(coach);
     const mine = this.myTurn();
     fill(this.els.turnbar,
       h("p", { class: ["turn-note", mine ? "mine" : null] }, mine ? t("table.status.your_turn") : ""),

@@ -59,6 +59,7 @@ export function mountHistory(root, ctx) {
         totalsNodes(s, entry.side) ? [t("history.points"), " ", totalsNodes(s, entry.side)] : "",
         s.deals ? ` · ${t("history.deals", { n: s.deals })}` : "",
         s.end_reason ? ` · ${t(`history.reason.${s.end_reason}`)}` : ""),
+      s.hints && s.hints.length ? h("p", { class: "history-hints" }, t("history.hints")) : null,
       link(`/replay/${encodeURIComponent(entry.table)}`, t("history.replay"), { class: "button small" }));
   }
 
