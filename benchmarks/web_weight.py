@@ -17,8 +17,15 @@ Two pages, each loaded cold `--runs` times (the median is reported):
 
 For each: the bytes transferred (response bodies as Chromium received them, every
 request of the page including the WebSocket handshake; the frames are not counted),
-the number of requests, and the milliseconds from navigation to interaction. Prints
-JSON; `--json PATH` writes it too. Targets (issue 15): under 300 KB and 1 s.
+the number of requests, and the milliseconds from navigation to interaction: by the
+page's own clock (`ms_to_interaction`: performance.now() at the first animation frame
+where the element is visible and enabled, 0 being the navigation's start) and as
+Playwright sees it (`ms_wall`: from `goto` until its polling notices, which adds its
+own round trips to the throttled page; the figure of the earlier results); and
+where the time went until then (`Performance.getMetrics`, throttled milliseconds):
+script, style and layout. `--waterfall` adds each page's requests of its last load,
+in order, with their start, first byte and end in ms from navigation. Prints JSON;
+`--json PATH` writes it too. Targets (issue 15): under 300 KB and 1 s.
 """
 
 from __future__ import annotations
@@ -91,7 +98,22 @@ def start_server(src: Path, data: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise RuntimeError("server did not start")
 
 
-def measure(browser: Any, base: str, path: str, ready: str, setup: Any) -> dict[str, Any]:
+# Checked at every frame from the document's start: the page's own clock
+# (performance.now(), 0 at the navigation's start) when `READY` is first visible and
+# enabled.
+WATCH_READY = """(() => {
+  const check = () => {
+    const el = document.querySelector(READY);
+    if (el && !el.disabled && el.getClientRects().length) window.__readyAt = performance.now();
+    else requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+})();"""
+
+
+def measure(
+    browser: Any, base: str, path: str, ready: str, setup: Any, waterfall: bool = False
+) -> dict[str, Any]:
     """One cold load of `path` in a fresh phone context; `ready` is the selector that
     must be visible and enabled."""
     ctx = browser.new_context(
@@ -100,16 +122,34 @@ def measure(browser: Any, base: str, path: str, ready: str, setup: Any) -> dict[
     page = ctx.new_page()
     page.set_default_timeout(60_000)
     target = setup(page)
+    # in the page, from its navigation's start: the first frame where `ready` is shown
+    # and enabled (no round trip of Playwright's own in the figure)
+    page.add_init_script(WATCH_READY.replace("READY", json.dumps(ready.format(target=target))))
     cdp = ctx.new_cdp_session(page)
     cdp.send("Network.enable")
     cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
     cdp.send("Network.emulateNetworkConditions", NETWORK)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
+    cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
     sizes: dict[str, float] = {}
     cdp.on(
         "Network.loadingFinished",
         lambda e: sizes.__setitem__(e["requestId"], e.get("encodedDataLength", 0)),
     )
+    # the waterfall: request id -> url, and the times (CDP's monotonic seconds)
+    times: dict[str, dict[str, Any]] = {}
+
+    def at(event: Any, key: str, **extra: Any) -> None:
+        times.setdefault(event["requestId"], {}).update({key: event["timestamp"], **extra})
+
+    cdp.on("Network.requestWillBeSent", lambda e: at(e, "start", url=e["request"]["url"]))
+    cdp.on("Network.responseReceived", lambda e: at(e, "response"))
+    cdp.on("Network.loadingFinished", lambda e: at(e, "end"))
+    cdp.on(
+        "Network.webSocketCreated", lambda e: times.setdefault(e["requestId"], {"url": e["url"]})
+    )
+    cdp.on("Network.webSocketWillSendHandshakeRequest", lambda e: at(e, "start"))
+    cdp.on("Network.webSocketHandshakeResponseReceived", lambda e: at(e, "end"))
     start = time.perf_counter()
     page.goto(path.format(target=target), wait_until="commit")
     button = page.locator(ready.format(target=target)).first
@@ -119,18 +159,52 @@ def measure(browser: Any, base: str, path: str, ready: str, setup: Any) -> dict[
         arg=ready.format(target=target),
     )
     elapsed = (time.perf_counter() - start) * 1000
+    in_page = page.wait_for_function("() => window.__readyAt").json_value()
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
     # let the requests the page started finish (fonts, late modules) before summing
     page.wait_for_load_state("networkidle")
-    result = {
-        "ms_to_interaction": round(elapsed),
+    result: dict[str, Any] = {
+        "ms_to_interaction": round(in_page),
+        "ms_wall": round(elapsed),
         "bytes": int(sum(sizes.values())),
         "requests": len(sizes),
+        "until_interaction_ms": {
+            "script": round(metrics.get("ScriptDuration", 0) * 1000),
+            "style": round(metrics.get("RecalcStyleDuration", 0) * 1000),
+            "layout": round(metrics.get("LayoutDuration", 0) * 1000),
+            "tasks": round(metrics.get("TaskDuration", 0) * 1000),
+        },
     }
+    if waterfall:
+        result["waterfall"] = waterfall_of(times, base)
     ctx.close()
     return result
 
 
-def run(src: Path, runs: int) -> dict[str, Any]:
+def waterfall_of(times: dict[str, dict[str, Any]], base: str) -> list[dict[str, Any]]:
+    """The requests in the order they started: [url, start, first byte, end] in ms from
+    the first request (the page's own)."""
+    seen = [t for t in times.values() if "start" in t and "url" in t]
+    if not seen:
+        return []
+    zero = min(t["start"] for t in seen)
+
+    def ms(t: dict[str, Any], key: str) -> int | None:
+        return round((t[key] - zero) * 1000) if key in t else None
+
+    host = base.split("//", 1)[1]
+    return [
+        {
+            "url": t["url"].replace(base, "").replace(f"ws://{host}", "ws:"),
+            "start": ms(t, "start"),
+            "response": ms(t, "response"),
+            "end": ms(t, "end"),
+        }
+        for t in sorted(seen, key=lambda t: t["start"])
+    ]
+
+
+def run(src: Path, runs: int, waterfall: bool = False) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -142,7 +216,7 @@ def run(src: Path, runs: int) -> dict[str, Any]:
             config = {"name": "bench", "players": 2}
             r = host.post("/api/tables", json={"config": config, "seat": 0})
             assert r.status_code == 201, r.text
-            lobby_table = r.json()["table"]["id"]
+            lobby_table: str = r.json()["table"]["id"]
 
             def as_guest(page: Any) -> str:
                 assert page.request.post("/api/guest").status == 201
@@ -169,13 +243,21 @@ def run(src: Path, runs: int) -> dict[str, Any]:
                     "table": ("/table/{target}", ".hand-card", at_a_table),
                 }
                 for name, (path, ready, setup) in pages.items():
-                    samples = [measure(browser, base, path, ready, setup) for _ in range(runs)]
+                    samples = [
+                        measure(browser, base, path, ready, setup, waterfall and i == runs - 1)
+                        for i in range(runs)
+                    ]
                     out[name] = {
                         "ms_to_interaction": statistics.median(
                             s["ms_to_interaction"] for s in samples
                         ),
+                        "ms_wall": statistics.median(s["ms_wall"] for s in samples),
                         "bytes": statistics.median(s["bytes"] for s in samples),
                         "requests": statistics.median(s["requests"] for s in samples),
+                        "until_interaction_ms": {
+                            k: statistics.median(s["until_interaction_ms"][k] for s in samples)
+                            for k in samples[0]["until_interaction_ms"]
+                        },
                         "samples": samples,
                     }
                 browser.close()
@@ -202,14 +284,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--src", type=Path, default=ROOT / "src")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--waterfall", action="store_true", help="each page's requests")
     args = parser.parse_args(argv)
-    pages = run(args.src.resolve(), args.runs)
+    pages = run(args.src.resolve(), args.runs, args.waterfall)
     result = {
         "benchmark": "web_weight",
         "src": str(args.src.resolve()),
         "commit": git_commit(args.src),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],  # other work on the machine
         "profile": {
             "viewport": PHONE,
             "mobile": True,

@@ -37,7 +37,7 @@ def pages(browser: Any, server: Server) -> Iterator[Callable[..., Any]]:
 
 PLURALS = """async ([lang, key, n]) => {
     const i18n = await import('/static/js/i18n.js');
-    i18n.setLanguage(lang);
+    await i18n.setLanguage(lang);  // the other language's catalog may still be on its way
     return i18n.t(key, {n});
 }"""
 

@@ -1,17 +1,34 @@
-"""Serving the web client: static ES modules, CSS and SVG decks, and index.html for every page."""
+"""Serving the web client: static ES modules, CSS and SVG decks, and index.html for every page.
+
+Each page's HTML carries what the client would otherwise ask for first: the answer of
+GET /api/me as a JSON data block (`#cirulla-bootstrap`, not code: the policy forbids
+inline scripts), and the preloads of gateway/preload.py. On a phone each request saved
+is a round trip saved.
+"""
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import json
+import logging
+from functools import lru_cache
 from pathlib import Path
+from typing import Any, Final
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
-from .preload import index_html, page_module
+from .accounts import me
+from .errors import UNAVAILABLE_ERRORS, ApiError
+from .preload import catalog_json, css_bundle, data_block, index_html, page_module
+from .security import optional_user
 
-__all__ = ["PAGES", "install_web"]
+__all__ = ["LANGUAGE_COOKIE", "PAGES", "install_web", "reader_language"]
+
+log = logging.getLogger("cirulla.server")
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 
@@ -29,15 +46,68 @@ PAGES = (
     "/score",
 )
 
+#: The language the client last chose (js/i18n.js writes it next to its localStorage).
+LANGUAGE_COOKIE: Final = "cirulla_lang"
+_LANGUAGES: Final = ("it", "en")
+
+
+def reader_language(cookie: str | None, accept_language: str | None) -> str:
+    """The language i18n.js will start in, as far as the server can tell: the one the
+    reader chose, else the first of Italian and English the browser prefers, else English
+    (the rule of i18n.js's preferredLanguage)."""
+    if cookie in _LANGUAGES:
+        return cookie
+    ranked: list[tuple[float, int, str]] = []
+    for i, item in enumerate((accept_language or "").split(",")):
+        tag, _, params = item.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        ranked.append((-q, i, tag.strip().lower()[:2]))
+    for neg_q, _, base in sorted(ranked):
+        if base in _LANGUAGES and neg_q < 0:
+            return base
+    return "en"
+
+
+async def _bootstrap(request: Request) -> dict[str, Any] | None:
+    """What GET /api/me would answer ({"me": null} when logged out); None when the store
+    cannot say now (the client then asks /api/me itself)."""
+    try:
+        user = await optional_user(request)
+        return {"me": None if user is None else await me(request, user)}
+    except UNAVAILABLE_ERRORS:
+        log.warning("index.html without its bootstrap: the store is unavailable")
+        return None
+
+
+@lru_cache(maxsize=8)
+def _gzipped(body: bytes) -> bytes:
+    return gzip.compress(body, 9)
+
 
 def install_web(app: FastAPI) -> None:
     router = APIRouter(include_in_schema=False)
 
-    async def index(request: Request) -> HTMLResponse:
-        # no-cache: a new release is picked up at once; the modules are revalidated too.
-        # The page's modules are preloaded all at once (gateway/preload.py).
-        html = index_html(WEB, page_module(request.url.path))
-        return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+    async def index(request: Request) -> Response:
+        lang = reader_language(
+            request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language")
+        )
+        html = index_html(WEB, page_module(request.url.path), lang)
+        boot = await _bootstrap(request)
+        if boot is not None:
+            block = data_block("cirulla-bootstrap", json.dumps(boot, separators=(",", ":")))
+            html = html.replace("</title>\n", "</title>\n" + block, 1)
+        body = html.encode("utf-8")
+        # no-cache: a new release is picked up at once; private: it holds the user's data
+        headers = {"Cache-Control": "private, no-cache", "Vary": "Accept-Encoding, Cookie"}
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            body = gzip.compress(body, 6)
+            headers["Content-Encoding"] = "gzip"
+        return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
     for path in PAGES:
         router.add_api_route(path, index, methods=["GET"])
@@ -50,7 +120,39 @@ def install_web(app: FastAPI) -> None:
         # browsers ask for /favicon.ico on their own (index.html links the SVG)
         return FileResponse(WEB / "favicon.ico", headers={"Cache-Control": "max-age=86400"})
 
+    async def stylesheets(request: Request, name: str) -> Response:
+        # the address names the content: cached for good, a new release gets a new one
+        bundle = css_bundle(WEB)
+        if bundle is None or bundle.href != f"/static/bundle/{name}":
+            raise ApiError(404, "not_found", "No such stylesheet bundle.")
+        headers = {
+            "Cache-Control": "public, max-age=31536000, immutable",
+            "ETag": f'"{name.removesuffix(".css")}"',
+            "Vary": "Accept-Encoding",
+        }
+        body = bundle.body
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            body = bundle.gzipped
+            headers["Content-Encoding"] = "gzip"
+        return Response(body, media_type="text/css; charset=utf-8", headers=headers)
+
+    async def catalog(request: Request, lang: str) -> Response:
+        # revalidated each time (ETag): the address stays, the content follows the files
+        body = catalog_json(WEB, lang) if lang in _LANGUAGES else None
+        if body is None:
+            raise ApiError(404, "not_found", "No such catalog.")
+        tag = f'"{hashlib.sha256(body).hexdigest()[:16]}"'
+        headers = {"Cache-Control": "no-cache", "ETag": tag, "Vary": "Accept-Encoding"}
+        if request.headers.get("if-none-match") == tag:
+            return Response(status_code=304, headers=headers)
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            body = _gzipped(body)
+            headers["Content-Encoding"] = "gzip"
+        return Response(body, media_type="application/json", headers=headers)
+
     router.add_api_route("/favicon.ico", favicon, methods=["GET"])
+    router.add_api_route("/static/i18n/{lang}.json", catalog, methods=["GET"])
+    router.add_api_route("/static/bundle/{name}", stylesheets, methods=["GET"])
     app.include_router(router)
     # gzip: the modules, catalogs and decks are text, a third of their size compressed
     static = GZipMiddleware(StaticFiles(directory=WEB), minimum_size=1024)

@@ -8,9 +8,7 @@ import { Connection } from "./socket.js";
 import { h, fill, link } from "./pages/dom.js";
 import { readableError } from "./pages/errors.js";
 import { notify } from "./pages/toast.js";
-import { watchTournaments } from "./pages/tournament-notices.js";
 import { walletBadge, walletOf } from "./pages/wallet.js";
-import "./sound.js"; // from the start: the page's first click or key unlocks sound
 
 // The server's default language option (gateway/accounts.py OPTION_DEFAULTS): an account
 // that still has it never chose, so the browser's preference is kept.
@@ -62,6 +60,7 @@ const state = {
   page: null,
   renderToken: 0,
   wallet: null, // {chips, escrow, known} for the top bar
+  fresh: false, // the user and balance came with the page: the first render asks nothing
 };
 
 const shell = {
@@ -71,6 +70,18 @@ const shell = {
 };
 
 // ---- session --------------------------------------------------------------------------
+
+// What GET /api/me answered when the server made this page (gateway/web.py puts it in
+// the HTML): read once, at start; undefined when the HTML has none.
+function bootstrapped() {
+  const block = document.getElementById("cirulla-bootstrap");
+  if (!block) return undefined;
+  try {
+    return JSON.parse(block.textContent).me;
+  } catch {
+    return undefined;
+  }
+}
 
 async function loadSession() {
   try {
@@ -111,16 +122,39 @@ function openConnection() {
   });
   conn.addEventListener("servererror", (e) => notify(readableError(e.detail), "error"));
   conn.addEventListener("table", (e) => watchChips(conn, e.detail));
-  // A tournament's round: a notice, and the player's table opens by itself.
-  watchTournaments(conn, {
-    navigate,
-    where: () => ({ page: state.page, tableId: /^\/table\/([^/]+)$/.exec(location.pathname)?.[1] ?? null }),
-    busyAt: (id) => {
-      const v = conn.view(decodeURIComponent(id));
-      return Boolean(v && v.status === "playing" && v.you !== null && v.you !== undefined);
-    },
-  });
+  watchTournamentsSoon(conn);
   updateStatus();
+}
+
+// A tournament's round: a notice, and the player's table opens by itself. The module
+// comes after the first page (one request less on the way to it); the frames that
+// arrive before it are kept and handed to it.
+function watchTournamentsSoon(conn) {
+  const early = [];
+  const keep = (e) => early.push(e);
+  conn.addEventListener("tournament", keep);
+  const replaying = {
+    addEventListener(type, listener) {
+      conn.addEventListener(type, listener);
+      if (type === "tournament") for (const e of early) listener(e);
+    },
+    removeEventListener: (type, listener) => conn.removeEventListener(type, listener),
+  };
+  import("./pages/tournament-notices.js").then(
+    ({ watchTournaments }) => {
+      conn.removeEventListener("tournament", keep);
+      if (state.conn !== conn) return; // logged out meanwhile
+      watchTournaments(replaying, {
+        navigate,
+        where: () => ({ page: state.page, tableId: /^\/table\/([^/]+)$/.exec(location.pathname)?.[1] ?? null }),
+        busyAt: (id) => {
+          const v = conn.view(decodeURIComponent(id));
+          return Boolean(v && v.status === "playing" && v.you !== null && v.you !== undefined);
+        },
+      });
+    },
+    (err) => console.error(err),
+  );
 }
 
 // The socket is refused without a valid session: when it drops, ask whether the session
@@ -277,7 +311,8 @@ async function render() {
   fill(shell.main, root);
   state.page = route.page;
   renderBar();
-  if (state.user) refreshWallet();
+  if (state.user && !state.fresh) refreshWallet();
+  state.fresh = false;
   const ctx = pageContext(route.page, params, url);
   try {
     state.mounted = mod[fn](root, ctx) || null;
@@ -391,6 +426,9 @@ function onLanguageChange() {
 }
 
 async function start() {
+  // Sound from the start (the page's first click or key unlocks it), but not on the way
+  // to the first page: the table's modules import it anyway.
+  import("./sound.js").catch((err) => console.error(err));
   const app = document.getElementById("app");
   shell.bar = h("header", { class: "topbar" });
   shell.main = h("main", { id: "main", class: "main", tabindex: "-1" });
@@ -400,13 +438,19 @@ async function start() {
   window.addEventListener("popstate", () => render());
   window.addEventListener("languagechange", onLanguageChange);
   let user = null;
-  try {
-    user = await loadSession();
-  } catch (err) {
-    notify(readableError(err), "error");
+  const me = bootstrapped();
+  if (me !== undefined) {
+    user = me ? me.user : null;
+    state.fresh = true; // the balance too: no need to ask again for the first page
+  } else {
+    try {
+      user = await loadSession();
+    } catch (err) {
+      notify(readableError(err), "error");
+    }
   }
-  if (user) setUser(user);
-  renderBar();
+  if (user) setUser(user); // draws the bar
+  else renderBar();
   await render();
 }
 

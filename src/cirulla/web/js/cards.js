@@ -66,6 +66,17 @@ let deckIndex = null;
 let deckIndexPromise = null;
 
 export function loadDecks() {
+  const carried = document.getElementById("cirulla-decks"); // the table pages' HTML has it
+  if (!deckIndexPromise && carried) {
+    try {
+      deckIndexPromise = Promise.resolve(JSON.parse(carried.textContent)).then((data) => {
+        deckIndex = data && data.styles ? data.styles : {};
+        return deckIndex;
+      });
+    } catch {
+      // not JSON: ask the server as below
+    }
+  }
   if (!deckIndexPromise) {
     deckIndexPromise = fetch("/static/decks/index.json", { credentials: "same-origin" })
       .then((r) => (r.ok ? r.json() : null))

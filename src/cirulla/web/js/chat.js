@@ -77,7 +77,7 @@ export function chatPanel({ conn, chat = null }) {
     const names = mutedNames();
     const shown = (conn.chats?.get(key) || []).filter((m) => !names.has(m.from));
     fill(list, shown.map((m) => messageItem(m, { me: conn.user, mute: (n) => setMuted(n, true) })));
-    list.scrollTop = list.scrollHeight;
+    if (shown.length) list.scrollTop = list.scrollHeight; // (a forced layout: not for none)
     fill(muted, names.size ? [t("chat.muted"), " ", [...names].map((n) => h("button", { type: "button", class: "chat-unmute", dataset: { name: n }, "aria-label": t("chat.unmute.label", { name: n }), onclick: () => setMuted(n, false) }, n))] : []);
     muted.hidden = !names.size;
   }

@@ -1,16 +1,38 @@
 // Every string the client shows comes from a catalog: pages (i18n/<lang>.js), the
 // table (i18n/table.<lang>.js) and Cirulo (i18n/cirulo.<lang>.js). Game words stay
-// Italian in both languages.
-import ciruloEn from "../i18n/cirulo.en.js";
-import ciruloIt from "../i18n/cirulo.it.js";
-import en from "../i18n/en.js";
-import it from "../i18n/it.js";
-import tableEn from "../i18n/table.en.js";
-import tableIt from "../i18n/table.it.js";
+// Italian in both languages. Only the reader's language is loaded at start (the page's
+// HTML carries it: gateway/preload.py), another one when chosen.
 
 export const LANGUAGES = ["it", "en"];
-const catalogs = { it: { ...it, ...tableIt, ...ciruloIt }, en: { ...en, ...tableEn, ...ciruloEn } };
-let current = preferredLanguage();
+const CATALOGS = (lang) => [import(`../i18n/${lang}.js`), import(`../i18n/table.${lang}.js`), import(`../i18n/cirulo.${lang}.js`)];
+// Read by the server to preload the right catalogs (gateway/web.py LANGUAGE_COOKIE).
+const COOKIE = "cirulla_lang";
+
+const catalogs = {}; // lang -> {key: text}, once loaded
+const loading = {}; // lang -> Promise of its catalog
+
+// A language's catalogs as the server joins them (one request: gateway/preload.py
+// catalog_json), else the modules themselves, merged in the same order.
+async function fetchCatalog(lang) {
+  const response = await fetch(`/static/i18n/${lang}.json`, { credentials: "same-origin" });
+  if (response.ok) return response.json();
+  const mods = await Promise.all(CATALOGS(lang));
+  return Object.assign({}, ...mods.map((m) => m.default));
+}
+
+function load(lang) {
+  loading[lang] ??= fetchCatalog(lang).then((catalog) => {
+    catalogs[lang] = catalog;
+    return catalog;
+  });
+  loading[lang].catch(() => delete loading[lang]); // offline: try again next time
+  return loading[lang];
+}
+
+function remember(lang) {
+  localStorage.setItem("cirulla.language", lang);
+  document.cookie = `${COOKIE}=${lang}; path=/; max-age=31536000; samesite=lax`;
+}
 
 // Italian when the browser prefers it (before English), else English.
 export function preferredLanguage() {
@@ -24,25 +46,59 @@ export function preferredLanguage() {
   return "en";
 }
 
+let current = preferredLanguage();
+if (localStorage.getItem("cirulla.language") === current) remember(current); // the cookie too
+const carried = inPage();
+if (carried && carried.lang === current) catalogs[current] = carried.texts;
+else await load(current);
+
+// The catalog the page's HTML carries (gateway/preload.py): the language the server
+// guessed, which is the one chosen here unless the browser kept another.
+function inPage() {
+  const block = document.getElementById("cirulla-catalog");
+  try {
+    return block ? JSON.parse(block.textContent) : null;
+  } catch {
+    return null;
+  }
+}
+
 export function language() {
   return current;
 }
 
+// Switch to `lang`: at once when its catalog is here, else once it has arrived (the
+// "languagechange" event says when). The promise resolves when the switch is done.
+let wanted = current;
 export function setLanguage(lang) {
-  if (!LANGUAGES.includes(lang)) return;
-  current = lang;
-  localStorage.setItem("cirulla.language", lang);
-  document.documentElement.lang = lang;
-  window.dispatchEvent(new CustomEvent("languagechange", { detail: { lang } }));
+  if (!LANGUAGES.includes(lang)) return Promise.resolve();
+  wanted = lang;
+  remember(lang);
+  const apply = () => {
+    if (wanted !== lang || !catalogs[lang]) return; // another choice came since
+    current = lang;
+    document.documentElement.lang = lang;
+    window.dispatchEvent(new CustomEvent("languagechange", { detail: { lang } }));
+  };
+  if (catalogs[lang]) {
+    apply();
+    return Promise.resolve();
+  }
+  return load(lang).then(apply, (err) => console.error(err));
+}
+
+function lookup(lang, key) {
+  const catalog = catalogs[lang];
+  return catalog ? catalog[key] : undefined;
 }
 
 // t("lobby.seats", {n: 3}) -> the string with {n} filled in; the key itself if missing,
 // so a missing string is visible rather than blank. A key written in plural forms
 // ("key.one", "key.other", ...) is chosen by the count in {n} (see plural()).
 export function t(key, params = {}) {
-  const forms = catalogs[current][key] === undefined && typeof params.n === "number";
+  const forms = lookup(current, key) === undefined && typeof params.n === "number";
   const chosen = forms ? pluralKey(key, params.n) : key;
-  const text = catalogs[current][chosen] ?? catalogs.en[chosen] ?? key;
+  const text = lookup(current, chosen) ?? lookup("en", chosen) ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
 }
 
@@ -52,19 +108,21 @@ const rules = {};
 export function pluralKey(key, n, lang = current) {
   rules[lang] ??= new Intl.PluralRules(lang === "it" ? "it-IT" : "en-GB");
   const form = `${key}.${rules[lang].select(n)}`;
-  return form in catalogs[lang] || form in catalogs.en ? form : `${key}.other`;
+  return lookup(lang, form) !== undefined || lookup("en", form) !== undefined ? form : `${key}.other`;
 }
 
 // plural("table.cards_in_hand", 1) -> "1 carta in mano": {n} is the count, written
 // with the language's digit grouping.
+const numbers = {}; // lang -> Intl.NumberFormat, made once: each costs to make
 export function plural(key, n, params = {}) {
-  return t(pluralKey(key, n), { ...params, n: new Intl.NumberFormat(current === "it" ? "it-IT" : "en-GB").format(n) });
+  numbers[current] ??= new Intl.NumberFormat(current === "it" ? "it-IT" : "en-GB");
+  return t(pluralKey(key, n), { ...params, n: numbers[current].format(n) });
 }
 
 export function hasKey(key, lang = current) {
-  return key in catalogs[lang];
+  return lookup(lang, key) !== undefined;
 }
 
 export function keys(lang) {
-  return Object.keys(catalogs[lang]);
+  return Object.keys(catalogs[lang] || {});
 }

@@ -57,6 +57,20 @@ export function applyLobby(held, frame) {
   return { version: frame.version, tables: [...byId.values()].sort(lobbyOrder) };
 }
 
+// The socket js/boot.js opened before the modules arrived, with the frames it received
+// meanwhile: taken once, and only while it is still usable.
+function takeEarlySocket(url) {
+  const early = window.cirullaEarlySocket;
+  if (!early) return null;
+  window.cirullaEarlySocket = null;
+  early.stop();
+  if (early.ws.url !== url || early.ws.readyState > WebSocket.OPEN) {
+    early.ws.close();
+    return null;
+  }
+  return early;
+}
+
 export class Connection extends EventTarget {
   constructor(url = Connection.defaultUrl()) {
     super();
@@ -84,9 +98,16 @@ export class Connection extends EventTarget {
 
   open() {
     this.setStatus("connecting");
-    const ws = new WebSocket(this.url);
+    const early = takeEarlySocket(this.url);
+    const ws = early ? early.ws : new WebSocket(this.url);
     this.ws = ws;
     ws.addEventListener("message", (e) => this.onFrame(JSON.parse(e.data)));
+    if (early && early.frames.length) {
+      // after the caller's listeners are in place, before any frame still to come
+      queueMicrotask(() => {
+        for (const e of early.frames) if (this.ws === ws) this.onFrame(JSON.parse(e.data));
+      });
+    }
     ws.addEventListener("close", (e) => {
       if (this.ws !== ws) return;
       this.ws = null;

@@ -1,10 +1,8 @@
 // The lobby: the live list of public tables (WebSocket "lobby" frames) and the
 // create-table form (pages/create-table.js).
 import { api } from "../api.js";
-import { chatPanel } from "../chat.js";
 import { ciruloMeta, isCirulo } from "../cirulo-lobby.js";
 import { t } from "../i18n.js";
-import { mountCreateTable } from "./create-table.js";
 import { h, fill, link } from "./dom.js";
 import { readableError } from "./errors.js";
 import { entrantsText, formatText, gameText, startText, statusBadge } from "./tournaments.js";
@@ -195,17 +193,38 @@ export function mountLobby(root, ctx) {
   loadTournaments();
   const tournamentsTimer = setInterval(loadTournaments, TOURNAMENTS_REFRESH_MS);
 
-  const form = mountCreateTable(formRoot, ctx);
-  const chat = chatPanel({ conn, chat: null }); // js/chat.js
-  root.querySelector(".page.lobby").append(chat.el);
+  // The create-table form (and its modules and the choices it asks for) comes after the
+  // list: on a phone the tables are what is wanted first.
+  let form = null;
+  let gone = false;
+  import("./create-table.js").then(
+    (m) => {
+      if (!gone) form = m.mountCreateTable(formRoot, ctx);
+    },
+    (err) => {
+      console.error(err);
+      if (!gone) fill(formRoot, h("p", { class: "error", role: "alert" }, t("app.load_failed")));
+    },
+  );
+  // The lobby's chat (js/chat.js), like the form, after the list.
+  let chat = null;
+  import("../chat.js").then(
+    ({ chatPanel }) => {
+      if (gone) return;
+      chat = chatPanel({ conn, chat: null });
+      root.querySelector(".page.lobby").append(chat.el);
+    },
+    (err) => console.error(err),
+  );
 
   return {
     unmount() {
       conn.removeEventListener("lobby", onLobby);
       conn.unwatchLobby();
       clearInterval(tournamentsTimer);
-      form.unmount();
-      chat.destroy();
+      gone = true;
+      if (form) form.unmount();
+      if (chat) chat.destroy();
     },
   };
 }

@@ -15,9 +15,12 @@ export function locale() {
 }
 
 // 1234 -> "1.234" (it) / "1,234" (en); `digits` fraction digits at most.
+const formats = new Map(); // "locale digits" -> Intl.NumberFormat: each costs to make
 export function num(n, digits = 0) {
   if (typeof n !== "number" || !Number.isFinite(n)) return "\u2013";
-  return new Intl.NumberFormat(locale(), { maximumFractionDigits: digits }).format(n);
+  const key = `${locale()} ${digits}`;
+  if (!formats.has(key)) formats.set(key, new Intl.NumberFormat(locale(), { maximumFractionDigits: digits }));
+  return formats.get(key).format(n);
 }
 
 // +12 / −12 (a real minus sign), for movements and rating changes.
