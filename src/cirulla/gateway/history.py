@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from ..deal import Deal
 from ..record import RecordError, replay_game
 from ..store import Store, UserRow
+from .cirulo_replay import build_cirulo_replay, is_cirulo_record
 from .errors import ApiError
 from .security import current_user, optional_user
 
@@ -50,7 +51,7 @@ async def history(
     items = [
         {
             "table": r.table_id,
-            "game": r.game,
+            "game": "cirulo" if r.summary.get("game") == "cirulo" else r.game,
             "finished_at": r.finished_at.isoformat(),
             "seat": r.seat,
             "side": r.side,
@@ -144,7 +145,8 @@ async def get_replay(
         cache.move_to_end(table_id)
         return cached
     try:
-        replay = await asyncio.to_thread(build_replay, table_id, record)
+        build = build_cirulo_replay if is_cirulo_record(record) else build_replay
+        replay = await asyncio.to_thread(build, table_id, record)
     except RecordError as exc:
         raise ApiError(
             500, "broken_record", f"The record of '{table_id}' does not replay: {exc}."

@@ -234,6 +234,9 @@ def record_summary(record: Mapping[str, Any]) -> dict[str, Any]:
     }
     if any(accounts):
         summary["bot_accounts"] = accounts
+    if game.get("format") == "cirulla.cirulo/1":  # Cirulo keeps balances, not totals
+        summary["game"] = "cirulo"
+        summary["balances"] = game.get("balances")
     hinted = _hinted(record.get("coach"))
     if hinted:  # the seats that asked the coach for hints
         summary["hints"] = hinted

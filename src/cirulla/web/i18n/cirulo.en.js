@@ -116,4 +116,10 @@ export default {
   "cirulo.create.split_help": "Rounded: whole points each, the remainder stays in the pot for the next hand; exact: fractions of a point too.",
   "cirulo.create.bad_point_value": "Chips per point must be a whole number from 1 to 1000.",
   "cirulo.create.bad_hands": "The number of hands must be a whole number from 1 to 100.",
+  "cirulo.replay.title": "Replay of {id} (Cirulo)",
+  "cirulo.replay.position": "Step {step} of {steps} · hand {deal}",
+  "cirulo.replay.hand": "Hand {n}: {dealer} deals",
+  "cirulo.replay.move": "{name} plays {card}",
+  "cirulo.replay.hands": "Every hand, open",
+  "cirulo.replay.end": "Final balances",
 };

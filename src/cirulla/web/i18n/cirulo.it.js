@@ -116,4 +116,10 @@ export default {
   "cirulo.create.split_help": "Arrotondata: punti interi a testa e il resto resta nel piatto per la mano dopo; esatta: anche frazioni di punto.",
   "cirulo.create.bad_point_value": "Le fiches per punto sono un numero intero da 1 a 1000.",
   "cirulo.create.bad_hands": "Il numero di mani è un intero da 1 a 100.",
+  "cirulo.replay.title": "Replay di {id} (Cirulo)",
+  "cirulo.replay.position": "Passo {step} di {steps} · mano {deal}",
+  "cirulo.replay.hand": "Mano {n}: dà le carte {dealer}",
+  "cirulo.replay.move": "{name} gioca {card}",
+  "cirulo.replay.hands": "Tutte le mani, scoperte",
+  "cirulo.replay.end": "Saldi finali",
 };

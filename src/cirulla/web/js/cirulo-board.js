@@ -4,6 +4,7 @@
 // and the encirculated tricks face down with their coin points; the trick in the
 // middle with the suit led; the own hand sorted by suit. Pure drawing: nothing here
 // decides what is legal, it only marks what the server's legal_moves say.
+import { botBadge } from "./bot-badge.js";
 import { backElement, cardElement, cardName, SUITS, sortHand, suitName, suitOf, suitPip } from "./cirulo-cards.js";
 import { t } from "./i18n.js";
 import { h } from "./table-dom.js";
@@ -61,6 +62,7 @@ function seatElement(model, s) {
   if (deal && deal.dealer === s) chips.push(h("span", { class: "chip dealer", title: t("cirulo.dealer") }, t("cirulo.dealer.short")));
   if (leads) chips.push(h("span", { class: "chip leads", title: t("cirulo.leads.long") }, t("cirulo.leads")));
   if (seat && seat.bot) chips.push(h("span", { class: "chip bot" }, t("cirulo.bot", { level: t(`table.level.${seat.bot}`) })));
+  if (seat && seat.bot_account) chips.push(botBadge({ cls: "chip" }));
   if (you === s) chips.push(h("span", { class: "chip you" }, t("table.you")));
   const label = [
     name,

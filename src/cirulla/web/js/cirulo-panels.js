@@ -3,6 +3,7 @@
 // balances in points and chips, the balances beside the board, the end of the game,
 // the seats of an open table and its settings. Amounts are whole numbers or, with
 // split "exact", fractions the server writes as "85/3".
+import { botBadge } from "./bot-badge.js";
 import { SPANISH_SUITS, suitName, suitPip } from "./cirulo-cards.js";
 import { seatLabel } from "./cirulo-board.js";
 import { t } from "./i18n.js";
@@ -261,6 +262,7 @@ export function seatList(view, { me, onSit, onStand }) {
     const who = seat
       ? [h("span", { class: "seat-name" }, seat.name),
           seat.bot ? h("span", { class: "chip bot" }, t("cirulo.bot", { level: t(`table.level.${seat.bot}`) })) : null,
+          seat.bot_account ? botBadge({ cls: "chip" }) : null,
           seat.user && me && seat.user === me.id ? h("span", { class: "chip you" }, t("table.you")) : null]
       : h("span", { class: "free" }, t("table.seat.free"));
     items.push(h("li", { class: ["seat-row", seat ? "taken" : "free"], dataset: { seat: s } },

@@ -9,6 +9,7 @@ import { renderBoard, sideCount, sideName } from "./table-board.js";
 import { fill, h } from "./table-dom.js";
 import { announcements, describePlay, errorText } from "./table-panels.js";
 import { ReplayCoach, hintsNote, markBadge } from "./replay-coach.js";
+import { showCiruloReplay } from "./cirulo-replay.js";
 
 export function mountReplay(root, ctx) {
   const viewer = new ReplayViewer(root, ctx);
@@ -50,6 +51,10 @@ class ReplayViewer {
     fill(this.root, h("p", { class: "loading" }, t("replay.loading")));
     try {
       const [data] = await Promise.all([api("GET", `/api/replay/${encodeURIComponent(this.id)}`), loadDecks()]);
+      if (data.game === "cirulo") { // a Cirulo partita: its own viewer (cirulo-replay.js)
+        this.cirulo = showCiruloReplay(this.root, this.ctx, data);
+        return;
+      }
       this.data = data;
       this.frames = replayFrames(data);
       this.coach.load();
@@ -68,6 +73,7 @@ class ReplayViewer {
   }
 
   destroy() {
+    if (this.cirulo) this.cirulo.destroy();
     this.coach.destroy();
     document.removeEventListener("keydown", this.onKey);
     window.removeEventListener("languagechange", this.onLanguage);

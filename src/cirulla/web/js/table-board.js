@@ -3,6 +3,7 @@
 // declared cards face up, capture piles with their scope; the table cards; the hand.
 // Used by the live table (table.js) and the replay viewer (replay.js). Pure drawing:
 // the board never decides anything, it only shows a view.
+import { botBadge } from "./bot-badge.js";
 import { backElement, cardElement, cardName, rankName } from "./cards.js";
 import { plural, t } from "./i18n.js";
 import { h } from "./table-dom.js";
@@ -96,6 +97,7 @@ function seatElement(model, s, place, pileSide, scopeCards) {
   const facts = [];
   if (deal && deal.dealer === s) facts.push(h("span", { class: "chip dealer", title: t("table.dealer") }, t("table.dealer.short")));
   if (seat && seat.bot) facts.push(h("span", { class: "chip bot" }, t("table.bot", { level: t(`table.level.${seat.bot}`) })));
+  if (seat && seat.bot_account) facts.push(botBadge({ cls: "chip" }));
   if (you === s) facts.push(h("span", { class: "chip you" }, t("table.you")));
   if (model.players === 4 && you !== null && you !== undefined && s === (you + 2) % 4) {
     facts.push(h("span", { class: "chip partner" }, t("table.partner")));

@@ -1,6 +1,7 @@
 // The parts of the table page around the board: the seat list of an open table, the
 // end of the partita, the carte viste panel (O1), the declaration dialog (accuso and
 // the matta's value), a confirmation dialog, and what the engine's events announce.
+import { botBadge } from "./bot-badge.js";
 import { cardElement, cardName, cardNames, rankName, SUITS } from "./cards.js";
 import { hasKey, plural, t } from "./i18n.js";
 import { declarationChoices, declarationPoints } from "./selection.js";
@@ -33,6 +34,7 @@ export function seatList(view, { me, onSit, onStand }) {
     }
     const who = seat
       ? [h("span", { class: "seat-name" }, seat.bot ? seat.name : playerLink(seat.name)), seat.bot ? h("span", { class: "chip bot" }, t("table.bot", { level: t(`table.level.${seat.bot}`) })) : null,
+        seat.bot_account ? botBadge({ cls: "chip" }) : null,
         seat.user && me && seat.user === me.id ? h("span", { class: "chip you" }, t("table.you")) : null]
       : h("span", { class: "free" }, t("table.seat.free"));
     items.push(h("li", { class: ["seat-row", seat ? "taken" : "free"], dataset: { seat: s } },

@@ -1,5 +1,6 @@
 // The player's finished partite (GET /api/history), newest first, each with a link to
 // its replay (/replay/:id).
+import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
 import { language, t } from "../i18n.js";
 import { h, fill, link } from "./dom.js";
@@ -21,18 +22,20 @@ function resultText(item) {
 function playersText(summary, mySeat) {
   const names = summary.players || [];
   const bots = summary.bots || [];
+  const accounts = summary.bot_accounts || [];
   return names.map((name, seat) => {
     const label = name || t("history.nobody");
     const bot = bots[seat];
     const level = bot && !label.includes(bot) ? ` (${t(`level.${bot}`)})` : "";
     const shown = name && !bot ? playerLink(name) : label;  // people have a profile, bots do not
-    return h("span", { class: ["player", seat === mySeat ? "me" : null, bot ? "bot" : null] }, shown, level);
+    const account = accounts[seat] ? [" ", botBadge()] : null; // a bot account (docs/bots.md)
+    return h("span", { class: ["player", seat === mySeat ? "me" : null, bot ? "bot" : null] }, shown, level, account);
   }).flatMap((el, i) => (i ? [", ", el] : [el]));
 }
 
 // The totals per side, the player's own side in bold.
 function totalsNodes(summary, mySide) {
-  const totals = summary.totals;
+  const totals = summary.totals ?? summary.balances; // Cirulo: balances per seat
   if (!Array.isArray(totals)) return null;
   return totals.map((v, side) => (side === mySide ? h("strong", { class: "mine" }, String(v)) : String(v)))
     .flatMap((el, i) => (i ? [" – ", el] : [el]));

@@ -2,6 +2,7 @@
 // (settimana / sempre), with the bots' fixed ratings drawn as reference rows among the
 // players (1 against 1) and the player's own rating, so that a new player sees where
 // they stand. The choice is kept in the address (?game=&mode=&period=).
+import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
 import { t } from "../i18n.js";
 import { h, fill } from "./dom.js";
@@ -70,7 +71,7 @@ export function mountLeaderboards(root, ctx) {
       const me = ctx.user && e.name === ctx.user.name;
       out.push(h("tr", { class: ["leaderboard-entry", me ? "me" : null, e.provisional ? "provisional" : null], dataset: { name: e.name } },
         h("td", { class: "num rank" }, num(e.rank)),
-        h("td", { class: "name" }, playerLink(e.name)),
+        h("td", { class: "name" }, playerLink(e.name), e.bot ? [" ", botBadge()] : null),
         h("td", {}, e.provisional ? h("span", { class: "badge provisional-badge", title: t("ratings.provisional_help") }, t("ratings.provisional")) : null),
         h("td", { class: "num rating", dataset: { rating: String(e.rating) } }, h("strong", {}, num(e.rating)), h("span", { class: "deviation" }, ` \u00b1 ${num(e.deviation)}`)),
         h("td", { class: "num" }, num(e.partite)),

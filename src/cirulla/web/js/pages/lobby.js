@@ -1,5 +1,6 @@
 // The lobby: the live list of public tables (WebSocket "lobby" frames) and the
 // create-table form (pages/create-table.js).
+import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
 import { ciruloMeta, isCirulo } from "../cirulo-lobby.js";
 import { t } from "../i18n.js";
@@ -60,6 +61,7 @@ export function mountLobby(root, ctx) {
       seat.bot && !(seat.name || "").includes(seat.bot)
         ? h("span", { class: "badge" }, t("lobby.bot", { level: t(`level.${seat.bot}`) }))
         : null,
+      seat.bot_account ? botBadge() : null,
       mine ? h("span", { class: "badge you" }, t("lobby.you")) : null);
   }
 

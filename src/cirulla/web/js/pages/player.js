@@ -3,6 +3,7 @@
 // tables, tornei and results, recent partite with their replays, the statistics and
 // the luck index, and a playban if one runs. Three requests, each part drawn when its
 // answer comes (one failing leaves the others).
+import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
 import { hasKey, t } from "../i18n.js";
 import { h, fill, link } from "./dom.js";
@@ -145,7 +146,7 @@ export function mountPlayer(root, ctx) {
   function showProfile(p) {
     fill(head,
       h("h1", {}, p.name),
-      p.bot ? h("span", { class: "badge" }, t("player.bot")) : null,
+      p.bot ? botBadge() : null,
       p.guest ? h("span", { class: "badge" }, t("nav.guest")) : null,
       p.created ? h("p", { class: "muted" }, t("player.since", { when: when(p.created, { time: false }) })) : null);
     fill(ban, p.playban

@@ -3,6 +3,7 @@
 import { api } from "../api.js";
 import { LANGUAGES, language, t } from "../i18n.js";
 import { credentialsForm } from "./auth.js";
+import { botsPanel } from "./profile-bots.js";
 import { h, fill, uid } from "./dom.js";
 import { readableError } from "./errors.js";
 import { setSoundSettings, soundSettings } from "../sound.js";
@@ -54,7 +55,8 @@ export function mountProfile(root, ctx) {
       h("h1", {}, t("profile.title")),
       h("div", { class: "profile-grid" },
         accountPanel(),
-        optionsPanel()));
+        optionsPanel(),
+        user.guest || user.bot ? null : botsPanel((text, kind) => ctx.notify(text, kind))));
   }
 
   function accountPanel() {

@@ -3,6 +3,7 @@
 // cancel), the bracket of a knockout or the standings of a VP tournament, each match with
 // its table while it is played and its replay when it is over, the winner and the prize.
 // Refreshed every 3 s while shown, and at once on a "tournament" socket frame for it.
+import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
 import { t } from "../i18n.js";
 import { h, fill, link, uid } from "./dom.js";
@@ -330,6 +331,7 @@ export function mountTournament(root, ctx) {
         },
         h("span", { class: "lobby-seat-name" }, e.name),
         e.bot && !(e.name || "").includes(e.bot) ? h("span", { class: "badge" }, t("lobby.bot", { level: t(`level.${e.bot}`) })) : null,
+        e.bot_account ? botBadge() : null,
         data.me && data.me.entrant === e.id ? h("span", { class: "badge you" }, t("lobby.you")) : null)))
         : h("p", { class: "muted" }, t("tournament.no_entrants")));
   }
