@@ -165,11 +165,11 @@ def test_unknown_bot_and_bad_options_are_value_errors() -> None:
 
 
 def test_levels_give_bots_and_campione_keeps_to_a_second_a_move() -> None:
-    assert list(LEVELS) == ["facile", "normale", "difficile", "campione"]
+    assert list(LEVELS) == ["facile", "normale", "difficile", "campione", "maestro"]
     for name in LEVELS:
         assert isinstance(level_bot(name, seed=1), Bot)
     with pytest.raises(ValueError, match="unknown level"):
-        level_bot("maestro")
+        level_bot("impossibile")
     assert LEVELS["campione"].budget is not None
     assert LEVELS["campione"].budget.seconds == 1.0
     deal = Deal(Rules.preset("cirulla"), 4, 0, seed=4)

@@ -80,7 +80,7 @@ def snapshot(session: PlaySession) -> str:
 
 
 def test_levels_map_to_registered_bots() -> None:
-    assert LEVELS == ("facile", "normale", "difficile", "campione")
+    assert LEVELS == ("facile", "normale", "difficile", "campione", "maestro")
     assert level_bot("facile") == bots.LEVELS["facile"].bot
     assert list(LEVELS) == list(bots.LEVELS)
     for level in LEVELS:

@@ -36,6 +36,15 @@ LEVELS: Final[dict[str, Level]] = {
         "searches the smazzata ahead: at most a second a move",
         budget=Budget(iterations=1500, seconds=1.0),
     ),
+    # For analysis and strong players: the same search, four independent searches of
+    # 10,000 iterations in worker processes (root parallelism), at most 5 s a move.
+    "maestro": Level(
+        "maestro",
+        "ismcts",
+        "searches far deeper, on several cores: up to five seconds a move",
+        {"workers": 4},
+        budget=Budget(iterations=10_000, seconds=5.0),
+    ),
 }
 
 

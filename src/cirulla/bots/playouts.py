@@ -25,10 +25,12 @@ __all__ = [
     "DEFAULT_EPSILON",
     "REWARD_SCALE",
     "Clock",
+    "most_visited",
     "pimc_search",
     "playout",
     "reward",
     "ucb_search",
+    "ucb_visits",
 ]
 
 DEFAULT_EPSILON: Final = 0.3
@@ -129,6 +131,32 @@ def ucb_search(
     `bias` (root moves' prior, <= 0) steers the root's early visits: its moves are
     tried best first and its term fades as visits grow. `clock.done` counts the
     iterations."""
+    visits = ucb_visits(base, sample, legal, rng, clock, exploration, epsilon, bias)
+    return most_visited(legal, visits)
+
+
+def most_visited(legal: list[Move], visits: list[int]) -> Move:
+    """The legal move with the most visits, the first of them on a tie."""
+    best = legal[0]
+    most = visits[0]
+    for move, count in zip(legal, visits, strict=True):
+        if count > most:
+            best, most = move, count
+    return best
+
+
+def ucb_visits(
+    base: Deal,
+    sample: Callable[[], Deal],
+    legal: list[Move],
+    rng: random.Random,
+    clock: Clock,
+    exploration: float,
+    epsilon: float,
+    bias: dict[object, float] | None = None,
+) -> list[int]:
+    """The search of `ucb_search`; each `legal` root move's visits (-1: never tried),
+    which root parallelism adds up over independent searches."""
     root = _Node()
     c = exploration
     side_of = base.side_of
@@ -177,11 +205,8 @@ def ucb_search(
             child.visits += 1
             child.total += reward(totals, side)
         clock.done += 1
-    best = max(
-        legal,
-        key=lambda m: root.children[m.key][1].visits if m.key in root.children else -1,
-    )
-    return best
+    children = root.children
+    return [children[m.key][1].visits if m.key in children else -1 for m in legal]
 
 
 def pimc_search(

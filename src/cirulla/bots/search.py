@@ -11,20 +11,42 @@ side for the smazzata, as the issue asks. The loops themselves are in playouts.p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
 from .base import Bot, Budget, OmniscientBot, SeatView
-from .playouts import DEFAULT_EPSILON, REWARD_SCALE, Clock, pimc_search, playout, reward, ucb_search
+from .inference import PlayEvidence
+from .playouts import (
+    DEFAULT_EPSILON,
+    REWARD_SCALE,
+    Clock,
+    most_visited,
+    pimc_search,
+    playout,
+    reward,
+    ucb_search,
+    ucb_visits,
+)
+from .rootpool import search_in_parallel
+
+#: Draws a sample may take before the most plausible one so far is kept (`infer`).
+INFER_TRIES: Final = 20
 
 __all__ = ["CheaterBot", "IsmctsBot", "PimcBot", "playout", "reward"]
 
 
 class IsmctsBot(Bot):
     """Single-observer information-set MCTS: one tree over the bot's information set,
-    a fresh determinization of the hidden cards at every iteration."""
+    a fresh determinization of the hidden cards at every iteration.
+
+    `infer=True` keeps a determinization with the probability the opponent model of
+    `inference.py` gives it (what the others' plays revealed), instead of uniformly.
+    `workers > 1` runs that many independent searches, each with the whole budget and
+    its own seed, in worker processes (root parallelism) and plays the move with the
+    most root visits summed over them."""
 
     name = "ismcts"
 
@@ -36,36 +58,110 @@ class IsmctsBot(Bot):
         exploration: float = 0.7,
         prior: str | None = None,
         prior_weight: float = 1.0,
+        infer: bool = False,
+        workers: int = 1,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be between 0 and 1, not {epsilon!r}")
+        if not isinstance(exploration, (int, float)) or not exploration >= 0.0:
+            raise ValueError(f"exploration must be a number >= 0, not {exploration!r}")
         if prior not in (None, "expert"):
             raise ValueError(f"prior must be None or 'expert', not {prior!r}")
+        if not isinstance(infer, bool):
+            raise ValueError(f"infer must be True or False, not {infer!r}")
+        if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
+            raise ValueError(f"workers must be a whole number from 1 to 64, not {workers!r}")
         self.epsilon = epsilon
         self.exploration = exploration
         self.prior = prior
         self.prior_weight = prior_weight
+        self.infer = infer
+        self.workers = workers
         self.last_iterations = 0
+
+    def options(self) -> dict[str, Any]:
+        """The options this bot was made with (what a worker process needs to rebuild it)."""
+        return {
+            "epsilon": self.epsilon,
+            "exploration": self.exploration,
+            "prior": self.prior,
+            "prior_weight": self.prior_weight,
+            "infer": self.infer,
+        }
 
     def choose(self, view: SeatView) -> Move:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
+        if self.workers > 1:
+            return self._choose_parallel(view)
+        return most_visited(*self.root_visits(view))
+
+    def _choose_parallel(self, view: SeatView) -> Move:
+        seeds = [self.rng.getrandbits(63) for _ in range(self.workers)]
+        assert self.budget is not None
+        results = search_in_parallel(view.raw, seeds, self.budget, self.options())
+        by_text = {str(m): m for m in view.legal}
+        legal = [by_text[text] for text in results[0][0]]
+        total = [0] * len(legal)
+        for _, visits, _ in results:
+            total = [t + max(v, 0) for t, v in zip(total, visits, strict=True)]
+        self.last_iterations = sum(done for _, _, done in results)
+        return most_visited(legal, total)
+
+    def root_visits(self, view: SeatView) -> tuple[list[Move], list[int]]:
+        """The root moves the search considers and each one's visits (-1: never tried);
+        the move played is the most visited (`playouts.most_visited`)."""
+        legal = view.legal
         bias: dict[object, float] | None = None
         if self.prior == "expert":
             from .expert import expert_opinion
 
             declared, scores = expert_opinion(view)
             if declared is not None:  # the expert weighs points against cards shown
-                return declared
+                return [declared], [1]
             legal = [m for m in legal if m.kind == "play"] or legal
             if len(legal) == 1:
-                return legal[0]
+                return legal, [1]
             top = max(scores.values())
             bias = {k: self.prior_weight * (v - top) / REWARD_SCALE for k, v in scores.items()}
+        if len(legal) == 1:
+            return legal, [1]
         base = determinize(view.raw, self.rng)
-        return self._search(base, view.seat, lambda: self._sample(base, view.seat), legal, bias)
+        sample = self._sampler(base, view)
+        assert self.budget is not None
+        clock = Clock(self.budget)
+        visits = ucb_visits(
+            base, sample, legal, self.rng, clock, self.exploration, self.epsilon, bias
+        )
+        self.last_iterations = clock.done
+        return legal, visits
+
+    def _sampler(self, base: Deal, view: SeatView) -> Callable[[], Deal]:
+        """Where each iteration's deal comes from: a uniform redraw of the hidden cards,
+        or (`infer`) one kept with the probability the opponent model gives it."""
+        seat = view.seat
+        if not self.infer:
+            return lambda: self._sample(base, seat)
+        hidden = [s for s in range(view.players) if s != seat and view.known_hand(s) is None]
+        evidence = PlayEvidence(base, hidden)
+        if not evidence.informative:
+            return lambda: self._sample(base, seat)
+        rng = self.rng
+
+        def sample() -> Deal:
+            best, best_weight = base, -1.0
+            for _ in range(INFER_TRIES):
+                deal = self._sample(base, seat)
+                weight = evidence.weight(deal)
+                if weight >= 1.0 or rng.random() < weight:
+                    return deal
+                if weight > best_weight:
+                    best, best_weight = deal, weight
+            return best
+
+        return sample
 
     def _sample(self, base: Deal, seat: int) -> Deal:
         deal = base.copy()
@@ -90,6 +186,16 @@ class IsmctsBot(Bot):
         )
         self.last_iterations = clock.done
         return move
+
+
+def worker_root_visits(
+    view: Mapping[str, Any], seed: int, budget: Budget, options: Mapping[str, Any]
+) -> tuple[list[str], list[int], int]:
+    """One root-parallel search (in a worker process): the root moves' notation, their
+    visits, and the iterations done."""
+    bot = IsmctsBot(seed=seed, budget=budget, **options)
+    legal, visits = bot.root_visits(SeatView(view))
+    return [str(m) for m in legal], visits, bot.last_iterations
 
 
 class CheaterBot(OmniscientBot, IsmctsBot):

@@ -213,6 +213,8 @@ export default {
   "level.difficile.help": "Counts cards, guards its aces, plays the fifteens.",
   "level.campione": "campione (champion)",
   "level.campione.help": "Searches the smazzata ahead: at most a second a move.",
+  "level.maestro": "maestro (master)",
+  "level.maestro.help": "Searches far deeper, on several cores: up to five seconds a move.",
 
   "profile.title": "Profile",
   "profile.account": "Account",

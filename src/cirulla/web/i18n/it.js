@@ -212,6 +212,8 @@ export default {
   "level.difficile.help": "Conta le carte, difende gli assi, gioca i quindici.",
   "level.campione": "campione",
   "level.campione.help": "Esplora la smazzata in avanti: al più un secondo a mossa.",
+  "level.maestro": "maestro",
+  "level.maestro.help": "Cerca molto più a fondo, su più core: fino a cinque secondi a mossa.",
 
   "profile.title": "Profilo",
   "profile.account": "Account",

@@ -1,0 +1,58 @@
+"""`cirulla arena` with bot options: the runs of docs/strength.md that compare a search
+option (inference, exploration, workers) against today's campione.
+
+    python benchmarks/strength_arena.py ismcts ismcts --options-a '{"infer": true}' \\
+        --budget-a 1500 --budget-b 1500 --pairs 20 --seed 252001 --json out.json
+
+The same paired decks, seeds and JSON as `cirulla arena` (see cirulla.bots.arena);
+only budgets in iterations, so that load cannot change the moves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from cirulla.bots import Budget
+from cirulla.bots.arena import ArenaConfig, BotSpec, plot_running, run_arena
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--options-a", type=json.loads, default={})
+    p.add_argument("--options-b", type=json.loads, default={})
+    p.add_argument("--budget-a", type=int, required=True, help="iterations a move")
+    p.add_argument("--budget-b", type=int, required=True, help="iterations a move")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--preset", default="cirulla")
+    p.add_argument("--pairs", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--processes", type=int, default=1)
+    p.add_argument("--json", type=Path)
+    p.add_argument("--plot", type=Path)
+    args = p.parse_args()
+    config = ArenaConfig(
+        a=BotSpec(args.a, Budget(iterations=args.budget_a), args.options_a),
+        b=BotSpec(args.b, Budget(iterations=args.budget_b), args.options_b),
+        players=args.players,
+        preset=args.preset,
+        pairs=args.pairs,
+        seed=args.seed,
+        processes=args.processes,
+    )
+    config.check()
+    result = run_arena(config)
+    if args.json is not None:
+        args.json.write_text(json.dumps(result.to_dict(), indent=1) + "\n")
+    if args.plot is not None:
+        plot_running(result, args.plot)
+    m = result.margin()
+    print(f"A-B per smazzata {m.mean:+.2f} (95% {m.low} .. {m.high})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,178 @@
+"""The stronger search's options: inference from the play (`infer`), root parallelism
+(`workers`) and the `maestro` level built on it (docs/strength.md, issue 16)."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from cirulla import Deal, Rules, bots
+from cirulla.bots import LEVELS, Budget, SeatView, choose_move, level_bot
+from cirulla.bots.inference import MISSED_SCOPA, PlayEvidence
+from cirulla.bots.rootpool import search_in_parallel, shutdown
+from cirulla.bots.search import IsmctsBot, worker_root_visits
+from cirulla.determinize import determinize
+
+RULES = Rules.preset("cirulla")
+
+
+def _greedy_position(seed: int, plies: int) -> Deal:
+    """A 4-player smazzata played by greedy bots for `plies` moves."""
+    deal = Deal(RULES, 4, seed % 4, seed=seed)
+    greedy = [bots.get("greedy", seed=s) for s in range(4)]
+    for _ in range(plies):
+        if deal.is_over:
+            break
+        seat = deal.to_move
+        assert seat is not None
+        deal.play(choose_move(greedy[seat], deal, seat))
+    return deal
+
+
+def _hidden(view: SeatView) -> list[int]:
+    return [s for s in range(view.players) if s != view.seat and view.known_hand(s) is None]
+
+
+def _positions() -> list[Deal]:
+    """Positions deep in a stage (hidden seats have played in it), seat to move able to
+    choose."""
+    found = []
+    for seed in range(40):
+        for plies in (3, 6, 14, 18, 27, 30):
+            deal = _greedy_position(seed, plies)
+            if not deal.is_over and len(deal.legal_moves()) > 1:
+                found.append(deal)
+    return found
+
+
+def test_infer_never_reads_hidden_cards_same_view_other_deal_same_move() -> None:
+    """Two deals that agree on everything the seat to move knows (a second one drawn
+    from its view) get the same move from an inferring bot with the same seed."""
+    checked = 0
+    for deal in _positions()[:60:6]:
+        seat = deal.to_move
+        assert seat is not None
+        view = deal.view(seat)
+        other = determinize(view, random.Random(99))
+        assert other.view(seat) == view
+        assert [other.hand(s) for s in range(4)] != [deal.hand(s) for s in range(4)]
+        moves = [
+            IsmctsBot(seed=7, budget=Budget(iterations=120), infer=True).choose(
+                SeatView(d.view(seat))
+            )
+            for d in (deal, other)
+        ]
+        assert moves[0] == moves[1]
+        assert moves[0] in deal.legal_moves()
+        checked += 1
+    assert checked >= 8
+
+
+def test_play_evidence_favours_the_real_hands_of_greedy_players_p6_p7() -> None:
+    """Against greedy players (who capture when they can and sweep when they can), the
+    real hidden hands weigh more on average than uniform redraws of them."""
+    real, drawn, informative = [], [], 0
+    for deal in _positions()[:120]:
+        seat = deal.to_move
+        assert seat is not None
+        view = SeatView(deal.view(seat))
+        base = determinize(view.raw, random.Random(1))
+        evidence = PlayEvidence(base, _hidden(view))
+        informative += evidence.informative
+        real.append(evidence.weight(deal))
+        rng = random.Random(2)
+        for _ in range(20):
+            sample = base.copy()
+            sample.redeal_unseen(seat, rng)
+            drawn.append(evidence.weight(sample))
+    assert informative >= 20
+    assert sum(real) / len(real) > sum(drawn) / len(drawn) + 0.1
+    assert all(0.0 < w <= 1.0 for w in real + drawn)
+
+
+def test_play_evidence_missed_scopa_weighs_at_most_missed_scopa_p7() -> None:
+    """A hidden hand that holds a card which could have swept the table when its player
+    did not sweep weighs at most MISSED_SCOPA."""
+    for deal in _positions():
+        seat = deal.to_move
+        assert seat is not None
+        view = SeatView(deal.view(seat))
+        hidden = _hidden(view)
+        base = determinize(view.raw, random.Random(3))
+        evidence = PlayEvidence(base, hidden)
+        rng = random.Random(4)
+        for _ in range(50):
+            sample = base.copy()
+            sample.redeal_unseen(seat, rng)
+            weight = evidence.weight(sample)
+            if weight <= MISSED_SCOPA + 1e-12:
+                return  # found a sample the model calls a missed scopa
+    pytest.fail("no sample with a missed scopa in 240 positions")
+
+
+def test_infer_off_by_default_and_checked() -> None:
+    bot = bots.get("ismcts")
+    assert isinstance(bot, IsmctsBot) and bot.infer is False and bot.workers == 1
+    for bad in ({"infer": "yes"}, {"workers": 0}, {"workers": 1.5}, {"exploration": -1.0}):
+        with pytest.raises(ValueError):
+            bots.get("ismcts", **bad)
+
+
+def test_root_parallel_sums_visits_of_independent_searches_same_in_pool_and_here() -> None:
+    """The worker pool gives each seed's search exactly what it gives in this process."""
+    deal = _greedy_position(5, 6)
+    seat = deal.to_move
+    assert seat is not None
+    view = deal.view(seat)
+    budget = Budget(iterations=150)
+    options = IsmctsBot().options()
+    try:
+        pooled = search_in_parallel(view, [11, 12], budget, options)
+    finally:
+        shutdown()
+    here = [worker_root_visits(view, s, budget, options) for s in (11, 12)]
+    assert pooled == here
+    for texts, visits, done in pooled:
+        assert done == 150
+        assert len(texts) == len(visits) and sum(v for v in visits if v > 0) == 150
+
+
+def test_workers_bot_plays_legal_move_and_counts_every_worker() -> None:
+    deal = _greedy_position(8, 3)
+    seat = deal.to_move
+    assert seat is not None
+    bot = bots.get("ismcts", seed=3, budget=Budget(iterations=100), workers=2)
+    try:
+        move = bot.choose(SeatView(deal.view(seat)))
+    finally:
+        shutdown()
+    assert move in deal.legal_moves()
+    assert bot.last_iterations == 200
+
+
+def test_maestro_level_searches_on_several_workers_and_returns_legal_move_in_budget() -> None:
+    """maestro: the campione search with a larger budget on several processes; with a
+    seconds cap it answers a legal move within the cap (plus the workers' start)."""
+    spec = LEVELS["maestro"]
+    assert spec.bot == "ismcts" and spec.options["workers"] > 1
+    assert spec.budget is not None and spec.budget.seconds is not None
+    campione = LEVELS["campione"].budget
+    assert campione is not None and campione.iterations is not None
+    assert spec.budget.iterations is not None and spec.budget.iterations > campione.iterations
+    assert isinstance(level_bot("maestro"), IsmctsBot)
+    deal = _greedy_position(9, 2)
+    seat = deal.to_move
+    assert seat is not None
+    bot = bots.get(spec.bot, seed=1, budget=Budget(iterations=10**6, seconds=1.0), **spec.options)
+    try:
+        bot.choose(SeatView(deal.view(seat)))  # starts the workers
+        start = time.perf_counter()
+        move = bot.choose(SeatView(deal.view(seat)))
+        elapsed = time.perf_counter() - start
+    finally:
+        shutdown()
+    assert move in deal.legal_moves()
+    assert elapsed < 20.0  # 1 s a worker; generous for a loaded machine
+    assert bot.last_iterations > 0
