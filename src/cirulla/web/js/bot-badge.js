@@ -2,7 +2,7 @@
 // so people see it wherever the name is shown (seats, lobby, profiles, leaderboards,
 // history, replays, tournaments). Built-in server bots keep their level chip instead.
 import { t } from "./i18n.js";
-import { h } from "./table-dom.js";
+import { h } from "./pages/dom.js";
 
 // A "BOT" badge; `owner` (when the data has it) is named in it; `cls` is the look of the
 // place ("badge" on the pages, "chip" at the table).

@@ -7,7 +7,7 @@ import { hasKey, plural, t } from "./i18n.js";
 import { declarationChoices, declarationPoints } from "./selection.js";
 import { sideName, sideOf } from "./table-board.js";
 import { h } from "./table-dom.js";
-import { playerLink } from "./pages/player.js";
+import { playerLink } from "./pages/dom.js";
 
 // A readable line for an error frame or ApiError: the catalog's text for its code,
 // with the server's own explanation when it has one worth reading.

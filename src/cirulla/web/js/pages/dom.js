@@ -46,6 +46,13 @@ export function link(href, text, attrs = {}) {
   return h("a", { href, dataset: { link: "" }, ...attrs }, text);
 }
 
+// A link to a player's profile (here, not in player.js: the lobby and the table show
+// names without loading the profile page's module).
+export function playerLink(name, attrs = {}) {
+  if (!name) return "?";
+  return link(`/player/${encodeURIComponent(name)}`, name, { class: "player-link", ...attrs });
+}
+
 // A unique id for label/aria wiring.
 let ids = 0;
 export function uid(prefix = "c") {

@@ -4,11 +4,9 @@ import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
 import { ciruloMeta, isCirulo } from "../cirulo-lobby.js";
 import { t } from "../i18n.js";
-import { h, fill, link } from "./dom.js";
+import { h, fill, link, playerLink } from "./dom.js";
 import { readableError } from "./errors.js";
-import { entrantsText, formatText, gameText, startText, statusBadge } from "./tournaments.js";
 import { cashBadges } from "./wallet.js";
-import { playerLink } from "./player.js";
 
 const TOURNAMENTS_SHOWN = 5; // the lobby shows the next few; "Tornei" has them all
 const TOURNAMENTS_REFRESH_MS = 10000;
@@ -171,22 +169,24 @@ export function mountLobby(root, ctx) {
 
   // The tournaments about to start or being played, beside the tables (the issue's
   // "see the tournaments in the lobby"); the whole list and the form are on /tournaments.
-  function tournamentItem(s) {
+  // Its words come from the tournaments page's module, fetched with the list rather
+  // than before the lobby can run (each module is a round trip on a phone).
+  function tournamentItem(s, tx) {
     return h("li", { class: "lobby-tournament", dataset: { tournament: s.id } },
       link(`/tournament/${encodeURIComponent(s.id)}`, s.name || s.id, { class: "lobby-tournament-name" }),
-      " ", statusBadge(s.status),
+      " ", tx.statusBadge(s.status),
       h("p", { class: "lobby-table-meta" },
-        [formatText(s), gameText(s), startText(s), entrantsText(s)].filter(Boolean).join(" · ")));
+        [tx.formatText(s), tx.gameText(s), tx.startText(s), tx.entrantsText(s)].filter(Boolean).join(" · ")));
   }
 
   async function loadTournaments() {
     try {
-      const data = await api("GET", "/api/tournaments");
+      const [data, tx] = await Promise.all([api("GET", "/api/tournaments"), import("./tournaments.js")]);
       const live = (data.tournaments || [])
         .filter((s) => s.status === "registering" || s.status === "running")
         .slice(0, TOURNAMENTS_SHOWN);
       fill(tournamentsList, live.length
-        ? h("ul", { class: "lobby-tournaments-items" }, live.map(tournamentItem))
+        ? h("ul", { class: "lobby-tournaments-items" }, live.map((s) => tournamentItem(s, tx)))
         : h("p", { class: "empty" }, t("lobby.no_tournaments")));
     } catch (err) {
       fill(tournamentsList, h("p", { class: "error" }, readableError(err)));

@@ -7,6 +7,8 @@ import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
 import { hasKey, t } from "../i18n.js";
 import { h, fill, link } from "./dom.js";
+
+export { playerLink } from "./dom.js";
 import { readableError } from "./errors.js";
 import { chipsText, num, plural, signed, when } from "./wallet.js";
 
@@ -14,10 +16,6 @@ export const RATED_GAMES = ["cirulla", "scopa", "cirullone"];
 const MODES = ["1v1", "pairs"];
 
 // A name that leads to its profile (plain text for an empty seat).
-export function playerLink(name, attrs = {}) {
-  if (!name) return "?";
-  return link(`/player/${encodeURIComponent(name)}`, name, { class: "player-link", ...attrs });
-}
 
 // "1523 ± 80" with a "provisional" mark (the rating is still a guess).
 export function ratingNodes(r) {
