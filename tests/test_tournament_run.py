@@ -243,7 +243,7 @@ def test_verify_rejects_a_tampered_tournament_record_naming_where(
 
 BAD_ARGS = [
     (["--format", "ladder", "--entrants", "normale:4"], "invalid choice: 'ladder'"),
-    (["--format", "swiss", "--entrants", "maestro:4"], "unknown level 'maestro'"),
+    (["--format", "swiss", "--entrants", "bogus:4"], "unknown level 'bogus'"),
     (["--format", "swiss", "--entrants", "normale:0"], "count must be at least 1"),
     (["--format", "swiss", "--entrants", "normale"], "expected LEVEL:COUNT"),
     (["--format", "swiss", "--entrants", "normale:5", "--players", "4"], "even"),
