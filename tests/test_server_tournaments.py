@@ -397,3 +397,60 @@ def test_knockout_of_pairs_best_of_three_plays_each_partita_at_a_new_table(
         assert [len(r["matches"]) for r in got["rounds"]] == [2, 1]
         record = verify_record(anna, tid, tmp_path)
         assert record["best_of"] == 3 and len(record["winner"]) == 2
+
+
+def test_each_partita_of_a_best_of_three_shows_its_points_and_spareggi_e3_e5(
+    tmp_path: Path,
+) -> None:
+    """The bracket's data: every partita of a match (E5) with the points each side made,
+    the spareggi (E3) apart, and its table; a partita still played shows its table only.
+    Round 1's first partite are dealt TIE_DECK, which two `normale` bots end level."""
+    from test_server_tournament_spareggio import TIE_DEALER, TIE_DECK, create_stacked
+
+    from cirulla.record import replay_game
+
+    # bots that think a little, so that the start finds the matches being played
+    with start_server(tmp_path, bot_delay=0.05) as server:
+        anna = Player(server).register("anna")
+        r = create_stacked(anna, decks=[TIE_DECK], dealer=TIE_DEALER, best_of=3)
+        assert r.status_code == 201, r.text
+        tid = r.json()["tournament"]["id"]
+        assert post(anna, tid, "bots", {"level": "normale", "count": 4}).status_code == 200
+        assert post(anna, tid, "start").status_code == 200
+
+        playing = detail(anna, tid)["rounds"][0]["matches"]
+        for m in playing:
+            assert m["status"] == "playing", m
+            assert [s["table"] for s in m["scores"]] == m["tables"]
+            last = m["scores"][-1]
+            assert last["status"] == "playing" and last["points"] is None, last
+            assert last["spareggi"] == [] and last["winner"] is None
+
+        got = wait_for(anna, tid, finished, timeout=180)
+        assert len(got["rounds"]) == 2
+        for number, rnd in enumerate(got["rounds"], start=1):
+            for m in rnd["matches"]:
+                assert [s["table"] for s in m["scores"]] == m["tables"]
+                won = [0, 0]
+                for k, score in enumerate(m["scores"]):
+                    assert score["status"] == "finished", score
+                    r = anna.http.get(f"/api/records/{score['table']}")
+                    assert r.status_code == 200, r.text
+                    game = replay_game(r.json()["game"])
+                    totals = [d.score().totals for d in game.deals]
+                    n = len(score["spareggi"])
+                    assert score["spareggi"] == totals[len(totals) - n :]
+                    regular = totals[: len(totals) - n]
+                    assert score["points"] == [
+                        sum(t[0] for t in regular),
+                        sum(t[1] for t in regular),
+                    ]
+                    assert score["winner"] == game.winner and score["end"] == game.end_reason
+                    won[score["winner"]] += 1
+                    if number == 1 and k == 0:  # the stacked tie: settled by spareggi
+                        assert score["points"] == [8, 8], score
+                        assert 1 <= n <= 3 and score["end"] in ("spareggio", "last_capture")
+                    elif score["end"] not in ("spareggio", "last_capture"):
+                        assert n == 0
+                assert won == m["partite"] and max(won) == 2
+        verify_record(anna, tid, tmp_path)

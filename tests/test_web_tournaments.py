@@ -3,8 +3,10 @@
 A registered player makes a knockout from the "Tornei" page, fills it with bots,
 registers and starts it; the round's table opens by itself (a notice and the table
 page), the player plays the partita by clicks to its end, and the tournament's page
-shows the bracket moving on. And the pages of a finished VP tournament (standings,
-a bye) render on a phone, in English, with no error in the console.
+shows the bracket moving on. And the pages of a finished VP tournament (standings
+with their tie-break and partite columns, a bye) render on a phone, in English, with
+no error in the console. (test_web_tournaments_live.py: a page left open follows a
+tournament with no reload.)
 """
 
 from __future__ import annotations
@@ -264,7 +266,16 @@ def test_tournament_pages_render_standings_and_a_bye_on_a_phone_without_errors(
     expect(page.locator(".tournament-status")).to_have_text("finished")
     rows = page.locator(".tournament-standings tbody tr")
     expect(rows).to_have_count(3)
-    expect(page.locator(".tournament-standings thead")).to_contain_text("VP")
+    head = page.locator(".tournament-standings thead")
+    expect(head).to_contain_text("VP")
+    # the Swiss tie-break and the partite won, the figures the API gives
+    expect(head.locator("th[data-col=buchholz]")).to_have_text("Buchholz")
+    expect(head.locator("th[data-col=partite_won]")).to_have_text("Partite")
+    expect(head.locator("th[data-col=head_to_head]")).to_have_count(0)  # round robin only
+    for i, row in enumerate(tournament_data(page, tournament)["standings"]):
+        cells = rows.nth(i)
+        for col in ("buchholz", "partite_won", "vp", "mp"):
+            expect(cells.locator(f"td[data-col={col}]")).to_have_text(str(row[col]))
     expect(page.locator(".round-matches .match.bye")).to_have_count(1)
     expect(page.locator(".round-matches .match.bye")).to_contain_text("bye")
     expect(page.locator(".tournament-winner")).to_contain_text("Winner: bot normale")

@@ -196,6 +196,12 @@ class Game:
         return self._outcome()[3]
 
     @property
+    def spareggio_due(self) -> int:
+        """The spareggio the finished smazzate call for (E3), 0 when none; unlike
+        `spareggio`, still told after a timeout or abandon ended the partita."""
+        return self._decide()[3]
+
+    @property
     def forfeit_result(self) -> Forfeit | None:
         return self._forfeit
 

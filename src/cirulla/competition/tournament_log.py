@@ -420,7 +420,10 @@ def summary(state: TournamentState) -> dict[str, Any]:
 
 
 def rounds_view(state: TournamentState) -> list[dict[str, Any]]:
+    """Every round's matches; `vp` is null for a knockout length with no VP column
+    (its results carry 0 VP then, which would read as a score)."""
     sides = state.sides()
+    with_vp = state.with_vp
     out = []
     for number, matches in enumerate(state.rounds, start=1):
         shown = []
@@ -433,7 +436,7 @@ def rounds_view(state: TournamentState) -> list[dict[str, Any]]:
                     "table": m.tables[-1] if m.tables else None,
                     "tables": list(m.tables),
                     "winner": None if r is None else r.winner,
-                    "vp": None if r is None or m.b is None else list(r.vp),
+                    "vp": None if r is None or m.b is None or not with_vp else list(r.vp),
                     "mp": None if r is None or m.b is None else list(r.mp),
                     "partite": None if r is None or m.b is None else list(r.partite),
                     "status": m.status,

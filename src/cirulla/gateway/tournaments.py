@@ -4,22 +4,34 @@ and director.py); this module only checks who asks and turns refusals into error
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
+from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Body, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..competition.director import Director
+from ..competition.partita_scores import partita_score, unscored
 from ..competition.service import TournamentService
 from ..competition.tournament_log import DirectorError, rounds_view, standings_view, summary
-from ..store import UserRow
+from ..record import RecordError, replay_game
+from ..store import Store, UserRow
 from .errors import ApiError
 from .security import current_user, optional_user
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api")
+log = logging.getLogger("cirulla.tournaments")
+
+#: A finished partita's score never changes: kept per store (two apps in one process
+#: never mix), so a page refreshed every few seconds replays each record once.
+_SCORE_CACHE_SIZE: Final = 4096
+_scores: WeakKeyDictionary[Store, OrderedDict[str, dict[str, Any]]] = WeakKeyDictionary()
 
 _STATUS = {
     "bad_config": 422,
@@ -174,9 +186,11 @@ async def get_tournament(
         raise _error(exc) from None
     st = d.state
     me = st.entrant_of(uid)
+    rounds = rounds_view(st)
+    await _add_scores(request, d, rounds)
     return {
         "tournament": summary(st),
-        "rounds": rounds_view(st),
+        "rounds": rounds,
         "standings": standings_view(st),
         "winner": st.winner,
         "me": {
@@ -184,6 +198,57 @@ async def get_tournament(
             "table": None if me is None else st.current_table(me.id),
         },
     }
+
+
+async def _add_scores(request: Request, d: Director, rounds: list[dict[str, Any]]) -> None:
+    """Each match's `scores`: one per partita, its points and spareggi once it is over.
+
+    A partita is over when a later one of its match was made or the match has its
+    result (the log says so); one still being played shows its table only."""
+    store: Store = request.app.state.store
+    cache = _scores.setdefault(store, OrderedDict())
+    finished: set[str] = set()
+    for rnd in rounds:
+        for m in rnd["matches"]:
+            tables: list[str] = m["tables"]
+            done = tables if m["status"] == "finished" else tables[:-1]
+            finished.update(done)
+    made: dict[str, dict[str, Any]] = {}
+    records: dict[str, dict[str, Any]] = {}
+    for table in finished - cache.keys():
+        actor = d.tables.tables.get(table)
+        if actor is not None and actor.state.status == "finished":
+            made[table] = partita_score(table, actor.state.game)
+            continue
+        record = await store.get_record(table)
+        if record is not None:  # else not saved yet: a later look finds it
+            records[table] = record
+    if records:
+        made.update(await asyncio.to_thread(_score_records, records))
+    for table in finished & cache.keys():
+        cache.move_to_end(table)
+    cache.update(made)
+    while len(cache) > _SCORE_CACHE_SIZE:
+        cache.popitem(last=False)
+    for rnd in rounds:
+        for m in rnd["matches"]:
+            m["scores"] = [
+                made.get(t) or cache.get(t) or unscored(t, t in finished) for t in m["tables"]
+            ]
+
+
+def _score_records(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The scores of finished partite from their game records (a worker thread's job:
+    each is replayed move by move). A record that does not replay shows no points,
+    and is not read again."""
+    out: dict[str, dict[str, Any]] = {}
+    for table, record in records.items():
+        try:
+            out[table] = partita_score(table, replay_game(record["game"]))
+        except (RecordError, KeyError, TypeError) as exc:
+            log.warning("table %s: its record gives no score: %s", table, exc)
+            out[table] = unscored(table, True)
+    return out
 
 
 @router.get("/tournaments/{tournament_id}/record")

@@ -1,17 +1,21 @@
 // One tournament (GET /api/tournaments/:id?invite=): its summary, entrants, registration
 // (with a partner when it is played in pairs), the organiser's tools (bots, start,
-// cancel), the bracket of a knockout or the standings of a VP tournament, each match with
-// its table while it is played and its replay when it is over, the winner and the prize.
-// Refreshed every 3 s while shown, and at once on a "tournament" socket frame for it.
+// cancel), the bracket of a knockout or the standings of a VP tournament (with the
+// format's tie-break and the partite won), each match with every partita: its points and
+// spareggi once over, with its replay, or its table while it is played; the winner and
+// the prize. Refreshed in place every 3 s while shown, and at once on a "tournament"
+// socket frame for it (docs/tournaments.md, "Following a tournament in the browser").
 import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
-import { t } from "../i18n.js";
+import { plural, t } from "../i18n.js";
 import { h, fill, link, uid } from "./dom.js";
 import { readableError } from "./errors.js";
 import { clocksText, entrantsText, formatText, gameText, lengthText, prizeText, startText, statusBadge } from "./tournaments.js";
 
 const REFRESH_MS = 3000;
 const LEVELS = ["facile", "normale", "difficile", "campione"];
+// Endings worth a word beside a partita's points (not on points, nor by a spareggio).
+const END_NOTES = ["last_capture", "cappotto", "timeout", "abandon", "luzzati_table", "luzzati_three_misdeals"];
 
 export function mountTournament(root, ctx) {
   const { conn, user } = ctx;
@@ -110,7 +114,7 @@ export function mountTournament(root, ctx) {
       h("p", { class: "tournament-prize" }, prizeText(s)),
       s.prize && s.prize.paid && s.prize.paid.length
         ? h("p", { class: "tournament-meta tournament-paid" },
-          s.prize.paid.map((a) => t("tournament.prize_paid", { name: a.name, chips: a.chips })).join(" · "))
+          s.prize.paid.map((a) => plural("tournament.prize_paid", a.chips, { name: a.name })).join(" · "))
         : null);
   }
 
@@ -223,18 +227,48 @@ export function mountTournament(root, ctx) {
     if (m.bye) return t("tournament.bye");
     if (m.vp && m.mp) return t("tournament.score", { a: m.vp[0], b: m.vp[1], ma: m.mp[0], mb: m.mp[1] });
     if (m.vp) return t("tournament.score_vp", { a: m.vp[0], b: m.vp[1] });
+    if (m.mp) return t("tournament.score_mp", { ma: m.mp[0], mb: m.mp[1] });
     return "";
   }
 
-  function matchLinks(m) {
-    if (!m.table) return null;
-    if (m.status === "playing") {
-      return link(`/table/${encodeURIComponent(m.table)}`, t("tournament.watch_table"), { class: "button small", dataset: { action: "table" } });
+  // A partita's link: its table while it is played, its replay once it is over.
+  function partitaLink(p) {
+    const table = encodeURIComponent(p.table);
+    if (p.status === "playing") {
+      return link(`/table/${table}`, t("tournament.watch_table"), { class: "button small", dataset: { action: "table" } });
     }
-    if (m.status === "finished") {
-      return link(`/replay/${encodeURIComponent(m.table)}`, t("tournament.replay"), { class: "button small", dataset: { action: "replay" } });
-    }
-    return null;
+    return link(`/replay/${table}`, t("tournament.replay"), { class: "button small", dataset: { action: "replay" } });
+  }
+
+  // "8–5": side 0's points first, as the sides are listed; `winner`'s in bold.
+  function points(pair, winner) {
+    return h("span", { class: "partita-points" },
+      h("span", { class: ["pts", winner === 0 ? "won" : null] }, String(pair[0])), "–",
+      h("span", { class: ["pts", winner === 1 ? "won" : null] }, String(pair[1])));
+  }
+
+  // Each partita of the match (a best of three has up to three) with its points, its
+  // spareggi (E3) marked as such, how it ended when not on points, and its link.
+  function partite(m) {
+    const scores = m.scores || [];
+    if (!scores.length) return null;
+    return h("ol", { class: "match-partite" }, scores.map((p, i) => {
+      const spareggi = p.spareggi || [];
+      const bySpareggio = ["spareggio", "last_capture"].includes(p.end);
+      return h("li", {
+        class: ["match-partita", `status-${p.status}`],
+        dataset: { table: p.table, status: p.status, winner: p.winner ?? "", spareggi: String(spareggi.length) },
+      },
+      h("span", { class: "partita-name" }, t("tournament.partita_n", { n: i + 1 })),
+      p.points
+        ? points(p.points, bySpareggio ? null : p.winner)
+        : h("span", { class: "partita-state" }, t(`tournament.match.${p.status}`)),
+      spareggi.map((sp, k) => h("span", { class: "partita-spareggio", dataset: { spareggio: String(k + 1) } },
+        t("tournament.spareggio_n", { n: k + 1 }), " ",
+        points(sp, bySpareggio && k === spareggi.length - 1 ? p.winner : null))),
+      END_NOTES.includes(p.end) ? h("span", { class: "partita-end" }, t(`history.reason.${p.end}`)) : null,
+      partitaLink(p));
+    }));
   }
 
   function match(m, byId, round, index) {
@@ -250,9 +284,9 @@ export function mountTournament(root, ctx) {
       dataset: { round: String(round), match: String(index), status: m.status, winner: m.winner ?? "", table: m.table || "" },
     },
     h("ul", { class: "match-sides" }, sides.map(row), m.bye && sides.length < 2 ? h("li", { class: "match-side empty-side" }, t("tournament.bye_side")) : null),
+    partite(m),
     h("div", { class: "match-foot" },
-      h("span", { class: "match-score" }, scoreText(m) || t(`tournament.match.${m.status}`)),
-      matchLinks(m)));
+      h("span", { class: "match-score" }, scoreText(m) || t(`tournament.match.${m.status}`))));
   }
 
   // Knockout: one column per round; the rounds still to come as empty matches.
@@ -260,7 +294,8 @@ export function mountTournament(root, ctx) {
     const rounds = data.rounds || [];
     const planned = Math.max(s.rounds || 0, rounds.length);
     const columns = rounds.map((r) => column(r.round, r.matches.map((m, i) => match(m, byId, r.round, i))));
-    let size = rounds.length ? rounds[rounds.length - 1].matches.length : 0;
+    // before the start: a draw of 2^planned places, so 2^(planned - 1) first matches
+    let size = rounds.length ? rounds[rounds.length - 1].matches.length : 2 ** planned;
     for (let r = rounds.length + 1; r <= planned; r += 1) {
       size = Math.max(1, Math.ceil(size / 2));
       const empty = [];
@@ -287,26 +322,25 @@ export function mountTournament(root, ctx) {
       h("ol", { class: "bracket-matches" }, items));
   }
 
-  // VP formats: the standings, then every round's matches.
+  // VP formats: the standings, in the order they rank (VP, MP, the format's tie-break,
+  // partite won), then every round's matches.
   function standings(byId) {
     const rows = data.standings || [];
     if (!rows.length) return h("p", { class: "muted tournament-not-started" }, t("tournament.not_started"));
-    const th = (key) => h("th", { scope: "col" }, t(key));
+    const tiebreak = data.tournament.format === "swiss" ? "buchholz" : "head_to_head";
+    const columns = ["vp", "mp", tiebreak, "partite_won", "played", "won", "byes"];
+    // the figures' headers are short: their title says what they count
+    const th = (key) => h("th", { scope: "col", title: columns.includes(key) ? t(`tournament.col.${key}.title`) : null, dataset: { col: key } },
+      t(`tournament.col.${key}`));
     return h("section", { class: "tournament-standings-wrap" },
       h("h2", {}, t("tournament.standings")),
       h("div", { class: "table-scroll" },
         h("table", { class: "tournament-standings" },
-          h("thead", {}, h("tr", {},
-            th("tournament.col.rank"), th("tournament.col.side"), th("tournament.col.vp"), th("tournament.col.mp"),
-            th("tournament.col.played"), th("tournament.col.won"), th("tournament.col.byes"))),
+          h("thead", {}, h("tr", {}, th("rank"), th("side"), columns.map(th))),
           h("tbody", {}, rows.map((r) => h("tr", { class: isMine(r.side) ? "mine" : null },
-            h("td", {}, String(r.rank)),
-            h("td", { class: "standing-side" }, sideNames(r.side, byId)),
-            h("td", {}, String(r.vp)),
-            h("td", {}, String(r.mp)),
-            h("td", {}, String(r.played)),
-            h("td", {}, String(r.won)),
-            h("td", {}, String(r.byes))))))),
+            h("td", { dataset: { col: "rank" } }, String(r.rank)),
+            h("td", { class: "standing-side", dataset: { col: "side" } }, sideNames(r.side, byId)),
+            columns.map((key) => h("td", { dataset: { col: key } }, String(r[key] ?? "—")))))))),
       h("small", { class: "hint" }, t(`tournament.tiebreak.${data.tournament.format}`)));
   }
 

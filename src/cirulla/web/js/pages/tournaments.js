@@ -3,7 +3,7 @@
 // players only, a guest is told to keep the account first). The helpers that describe a
 // tournament (format, game, length, clocks, entrants) are shared with tournament.js.
 import { api } from "../api.js";
-import { language, t } from "../i18n.js";
+import { language, plural, t } from "../i18n.js";
 import { h, fill, link, uid } from "./dom.js";
 import { readableError } from "./errors.js";
 
@@ -28,8 +28,8 @@ export function prizeText(s) {
   if (!p) return t("tournament.prize", { prize: "—" });
   const split = (p.prizes || []).map((n) => `${n}%`).join(" / ");
   return [
-    t("tournament.prize", { prize: t("tournament.prize_pool", { pool: p.pool, split }) }),
-    t("tournament.entry_fee", { n: p.entry_fee }),
+    t("tournament.prize", { prize: plural("tournament.prize_pool", p.pool, { split }) }),
+    plural("tournament.entry_fee", p.entry_fee),
   ].join(" · ");
 }
 
@@ -47,8 +47,8 @@ export function gameText(s) {
 }
 
 export function lengthText(s) {
-  if (s.hands) return t("lobby.hands", { n: s.hands });
-  if (s.target) return t("lobby.target", { n: s.target });
+  if (s.hands) return plural("lobby.hands", s.hands);
+  if (s.target) return plural("lobby.target", s.target);
   return "";
 }
 
