@@ -10,6 +10,7 @@ end, writes the results, the next round and the end, and tells the players.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import secrets as _secrets
 from collections.abc import Callable
@@ -43,6 +44,36 @@ log = logging.getLogger("cirulla.tournaments")
 def _seats(players: int, side: int) -> tuple[int, ...]:
     """The seats of a match's side 0 / side 1 (partners opposite), as the runner's."""
     return (side, side + 2) if players == 4 else (side,)
+
+
+def _add(work: TournamentState, new: list[LogRecord], kind: str, data: dict[str, Any]) -> None:
+    prev = new[-1] if new else work.last
+    assert prev is not None
+    rec = prev.next(kind, data, max(now_ms(), prev.at))
+    work.apply(rec)
+    new.append(rec)
+
+
+def _follow_on(st: TournamentState, new: list[LogRecord]) -> None:
+    """What the tournament writes by itself: the next round once a round is over,
+    and the end."""
+    while st.status == "running" and st.t is not None:
+        t = st.t
+        if len(t.rounds) > len(t.results):
+            return  # a round is being played
+        if t.is_over:
+            winner = t.winner
+            assert winner is not None
+            _add(st, new, "ended", {"winner": list(t.config.sides[winner])})
+            return
+        pairs = Tournament(t.config)  # a copy, so the pairing is asked once, in apply
+        pairs.rounds = list(t.rounds)
+        pairs.results = list(t.results)
+        matches = [
+            {"a": a, "b": b, "table": None if b is None else _secrets.token_urlsafe(8)}
+            for a, b in pairs.pair_next_round()
+        ]
+        _add(st, new, "paired", {"round": len(st.rounds) + 1, "matches": matches})
 
 
 class Director:
@@ -89,56 +120,28 @@ class Director:
                         ) from None
 
     async def _commit(self, steps: list[tuple[str, dict[str, Any]]]) -> None:
+        """Apply `steps` (and what follows from them) to a copy of the state, which
+        becomes the state only once its records are stored: a reader never sees a
+        result, an end or a prize whose records (and chips) are not committed yet."""
         new: list[LogRecord] = []
         entrants = dict(self.state.entrants)
+        work = copy.deepcopy(self.state)
         try:
             for kind, data in steps:
-                self._add(new, kind, data)
-            self._follow_on(new)
+                _add(work, new, kind, data)
+            _follow_on(work, new)
             if not new:
                 return
             # entry fees, refunds and prizes ride in the records' transaction (fees.py)
-            ledger = tournament_movements(self.state, entrants, new)
+            ledger = tournament_movements(work, entrants, new)
             await self.store.append(
-                self.id, new, status=self.state.status, summary=summary(self.state), ledger=ledger
+                self.id, new, status=work.status, summary=summary(work), ledger=ledger
             )
-        except BaseException as exc:
-            refused = self.state
-            self.state = TournamentState.from_log(self.id, self.records)
-            if isinstance(exc, InsufficientChips):
-                raise insufficient(refused, exc) from None
-            raise
+        except InsufficientChips as exc:
+            raise insufficient(work, exc) from None
+        self.state = work
         self.records.extend(new)
         self._after(new)
-
-    def _add(self, new: list[LogRecord], kind: str, data: dict[str, Any]) -> None:
-        prev = new[-1] if new else self.state.last
-        assert prev is not None
-        rec = prev.next(kind, data, max(now_ms(), prev.at))
-        self.state.apply(rec)
-        new.append(rec)
-
-    def _follow_on(self, new: list[LogRecord]) -> None:
-        """What the tournament writes by itself: the next round once a round is over,
-        and the end."""
-        st = self.state
-        while st.status == "running" and st.t is not None:
-            t = st.t
-            if len(t.rounds) > len(t.results):
-                return  # a round is being played
-            if t.is_over:
-                winner = t.winner
-                assert winner is not None
-                self._add(new, "ended", {"winner": list(t.config.sides[winner])})
-                return
-            pairs = Tournament(t.config)  # a copy, so the pairing is asked once, in apply
-            pairs.rounds = list(t.rounds)
-            pairs.results = list(t.results)
-            matches = [
-                {"a": a, "b": b, "table": None if b is None else _secrets.token_urlsafe(8)}
-                for a, b in pairs.pair_next_round()
-            ]
-            self._add(new, "paired", {"round": len(st.rounds) + 1, "matches": matches})
 
     async def _reload(self) -> bool:
         """Read the stored log again (another node wrote to it); True if it moved on."""
