@@ -1,17 +1,21 @@
 """Profiles against a real server: partite lost on time show in the profile with the
 statistics their records give, repeated timeouts bring a playban that refuses rated
 tables (creating or sitting) but not unrated ones, and a restart writes the rows no
-listener wrote, exactly once."""
+listener wrote, exactly once. A tournament a player played shows on their profile with
+its rank, at once and however many tournaments finished after it."""
 
 from __future__ import annotations
 
 import sqlite3
 import time
 from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from conftest import stack
 from serverutil import Player, Server, running_server
+from test_server_play import start_server
 
 from cirulla.competition.profiles import aggregate, partita_rows
 from cirulla.store.db import RecordPlayer
@@ -128,3 +132,86 @@ def _now() -> Any:
     from datetime import UTC, datetime
 
     return datetime.now(UTC)
+
+
+# ---- the tournaments a profile lists ---------------------------------------------------------
+
+
+def play_a_knockout(anna: Player) -> str:
+    """anna and one bot play a public knockout (its one match is the final); its id."""
+    from test_server_play import play_until
+    from test_server_tournaments import create, finished, post, wait_for
+
+    tid: str = create(anna, name="Coppa", private=False)["tournament"]["id"]
+    assert post(anna, tid, "register").status_code == 200
+    assert post(anna, tid, "bots", {"level": "facile", "count": 1}).status_code == 200
+    assert post(anna, tid, "start").status_code == 200
+    notice = anna.recv_until(
+        lambda f: f["type"] == "tournament" and f["tournament"] == tid and f["event"].get("table"),
+        timeout=60,
+    )
+    table = notice["event"]["table"]
+    assert anna.join(table)["type"] == "ack"
+    assert play_until(table, {anna.views[table]["you"]: anna}, timeout=30)["status"] == "finished"
+    wait_for(anna, tid, finished)
+    return tid
+
+
+def a_bots_tournament(bruno: Player) -> str:
+    from test_server_tournaments import create, finished, post, wait_for
+
+    tid: str = create(bruno, name="Robot", private=False)["tournament"]["id"]
+    assert post(bruno, tid, "bots", {"level": "facile", "count": 2}).status_code == 200
+    assert post(bruno, tid, "start").status_code == 200
+    wait_for(bruno, tid, finished)
+    return tid
+
+
+def test_a_tournament_played_shows_on_the_profile_with_its_rank_however_old(
+    tmp_path: Path,
+) -> None:
+    """Right after it ends, and again when it is older than 600 tournaments finished
+    since and its rows are gone (as in a database made before they existed): the
+    start-up catch-up writes them from the log, and the profile reads them by index."""
+    with start_server(tmp_path) as server:
+        anna = Player(server).register("Anna").connect()
+        bruno = Player(server).register("Bruno")
+        assert profile(bruno, "Anna")["tournaments"] == []
+        tid = play_a_knockout(anna)
+        standings = anna.http.get(f"/api/tournaments/{tid}").json()["standings"]
+        [rank] = [s["rank"] for s in standings if s["side"] == ["e1"]]  # anna registered first
+        shown = profile(bruno, "Anna")["tournaments"]  # at once: the view writes the rows
+        assert [(t["id"], t["name"], t["format"], t["rank"], t["entrants"]) for t in shown] == [
+            (tid, "Coppa", "knockout", rank, 2)
+        ]
+        assert shown[0]["finished"] <= _now().isoformat()
+        assert profile(anna, "Bruno")["tournaments"] == []  # organised, not played
+        robots = a_bots_tournament(bruno)
+        assert profile(bruno, "Anna")["tournaments"] == shown
+
+        server.stop()
+        db = sqlite3.connect(tmp_path / "data" / "cirulla.db")
+        with db:  # anna's is a month old; 600 newer ones (copies of the bots'); no rows
+            month_ago = (_now() - timedelta(days=30)).replace(tzinfo=None)
+            db.execute("UPDATE tournaments SET updated_at = ? WHERE id = ?", (str(month_ago), tid))
+            for i in range(600):
+                copy = f"{robots}-{i}"
+                db.execute(
+                    "INSERT INTO tournaments SELECT ?, name, format, config, organiser, private,"
+                    " invite_hash, status, starts_at, summary, version, last_hash, created_at,"
+                    " updated_at FROM tournaments WHERE id = ?",
+                    (copy, robots),
+                )
+                db.execute(
+                    "INSERT INTO tournament_events SELECT ?, version, type, data, at, prev, hash"
+                    " FROM tournament_events WHERE tournament_id = ?",
+                    (copy, robots),
+                )
+            assert db.execute("DELETE FROM player_tournaments").rowcount == 2 + 2
+        server.start()
+        again = eventually(lambda: profile(bruno, "Anna")["tournaments"], timeout=90)
+        assert [(t["id"], t["rank"]) for t in again] == [(tid, rank)]
+        # every entrant of every tournament has its row again, bots included, once
+        count = "SELECT COUNT(*) FROM player_tournaments"
+        eventually(lambda: db.execute(count).fetchone()[0] == 2 + 2 * 601, timeout=90)
+        db.close()

@@ -4,6 +4,11 @@ A row per user per finished partita (store/players.py) is written by an end
 listener (`TableManager.end_listeners`) and, for partite whose node died before it
 ran, by `catch_up` at start-up; both may try, the row's key keeps one. A profile
 sums the rows: partite, statistics, the luck index and the playban.
+
+A row per entrant per finished tournament (store/player_tournaments.py) gives the
+profile's tournaments by an index, never by reading logs: written by the first
+profile view after the tournament ends, or by the catch-up at start-up and every
+minute, whichever comes first.
 """
 
 from __future__ import annotations
@@ -11,11 +16,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
 
 from ..record import RecordError
 from ..store.db import RecordPlayer
+from ..store.player_tournaments import PlayerTournamentRow, PlayerTournamentStore
 from ..store.players import PartitaRow, PlayerStore
 from .luck import luck
 from .playban import WINDOW, Playban, check_sit, needs_clean_record, playban
@@ -30,14 +36,24 @@ __all__ = [
     "ProfileService",
     "aggregate",
     "catch_up",
+    "catch_up_tournaments",
     "current_playban",
     "partita_rows",
     "playban_guard",
     "record_partita",
+    "record_tournament",
+    "tournament_rows",
     "tournaments_of",
 ]
 
 log = logging.getLogger("cirulla.profiles")
+
+#: A profile view writes the rows of at most VIEW_TOURNAMENTS tournaments finished
+#: within RECENT_TOURNAMENTS (so it stays quick); the rest are written by the
+#: catch-up at start-up and every CATCH_UP_SECONDS (an anti-join on two indexes).
+RECENT_TOURNAMENTS: Final = timedelta(days=2)
+VIEW_TOURNAMENTS: Final = 20
+CATCH_UP_SECONDS: Final = 60.0
 
 
 def _forfeits_by_seat(record: Mapping[str, Any]) -> dict[int, str]:
@@ -122,12 +138,14 @@ async def catch_up(store: Store, batch: int = 500) -> int:
 
 
 class ProfileService:
-    """Writes the rows: as each partita ends here (`on_table_end`, an end listener),
-    and in the background at start-up for those no listener saw (`start`)."""
+    """Writes the rows: a partita's as it ends here (`on_table_end`, an end listener),
+    and in the background (`start`) those no listener saw at start-up, and the
+    finished tournaments' at start-up and every CATCH_UP_SECONDS."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self._catch_up: asyncio.Task[int] | None = None
+        self._tournaments: asyncio.Task[None] | None = None
 
     async def on_table_end(self, actor: TableActor) -> None:
         if actor.state.status == "finished":
@@ -144,15 +162,28 @@ class ProfileService:
                 log.info("wrote %d players' partite that no listener saw", count)
             return count
 
+        async def tournaments() -> None:
+            while True:
+                try:
+                    count = await catch_up_tournaments(self.store)
+                except Exception:
+                    log.exception("the tournaments' catch-up failed; it runs again later")
+                else:
+                    if count:
+                        log.info("wrote %d entrants' tournament results", count)
+                await asyncio.sleep(CATCH_UP_SECONDS)
+
         self._catch_up = asyncio.create_task(run())
+        self._tournaments = asyncio.create_task(tournaments())
 
     async def wait(self) -> int:
-        """(tests) The catch-up's count, once it is over."""
+        """(tests) The partite catch-up's count, once it is over."""
         return 0 if self._catch_up is None else await self._catch_up
 
     def close(self) -> None:
-        if self._catch_up is not None:
-            self._catch_up.cancel()
+        for task in (self._catch_up, self._tournaments):
+            if task is not None:
+                task.cancel()
 
 
 async def current_playban(
@@ -248,32 +279,95 @@ def _luck(total: Stats) -> dict[str, Any]:
     return out
 
 
-async def tournaments_of(store: Store, user_id: str, limit: int = 20) -> list[dict[str, Any]]:
-    """The user's finished tournaments, newest first, with their rank (read from each
-    tournament's log, as its page does)."""
-    out: list[dict[str, Any]] = []
-    for tid, summary, updated in await PlayerStore(store).finished_tournaments():
-        entrants = summary.get("entrants") or []
-        mine = {
-            e.get("id") for e in entrants if isinstance(e, Mapping) and e.get("user") == user_id
-        }
-        if not mine:
-            continue
-        try:
-            state = TournamentState.from_log(tid, await store.tournaments.load_log(tid))
-            rank = next((s["rank"] for s in standings_view(state) if mine & set(s["side"])), None)
-        except Exception:  # a log this version cannot fold: listed without a rank
-            log.exception("tournament %s: no standings for a profile", tid)
-            rank = None
-        out.append(
-            {
-                "id": tid,
-                "name": summary.get("name"),
-                "rank": rank,
-                "entrants": len(entrants),
-                "finished": updated.isoformat(),
-            }
-        )
-        if len(out) >= limit:
+def tournament_rows(state: TournamentState, finished: datetime) -> list[PlayerTournamentRow]:
+    """A finished tournament's rows (pure): each entrant who played, with the final
+    rank of their side, bots included (with no user)."""
+    standings = standings_view(state)
+    rows = []
+    for s in standings:
+        for eid in s["side"]:
+            e = state.entrants.get(eid)
+            rows.append(
+                PlayerTournamentRow(
+                    tournament_id=state.id,
+                    entrant=eid,
+                    user_id=None if e is None else e.user,
+                    name=state.name,
+                    format=state.format,
+                    private=state.private,
+                    rank=s["rank"],
+                    entrants=len(standings),
+                    finished=finished,
+                )
+            )
+    return rows
+
+
+async def record_tournament(store: Store, tournament_id: str) -> int:
+    """Write the rows of one finished tournament (those missing); how many were new.
+    A log this version cannot fold gives rows without a rank, from the summary, so
+    that it is not read again."""
+    row = await store.tournaments.get(tournament_id)
+    if row is None or row.status != "finished":
+        return 0
+    rows: list[PlayerTournamentRow] = []
+    try:
+        state = TournamentState.from_log(tournament_id, await store.tournaments.load_log(row.id))
+        rows = tournament_rows(state, row.updated_at)
+    except Exception:
+        log.exception("tournament %s: no standings for the profiles", tournament_id)
+    if not rows:
+        entrants = [e for e in row.summary.get("entrants") or [] if isinstance(e, Mapping)]
+        rows = [
+            PlayerTournamentRow(
+                row.id,
+                str(e.get("id")),
+                e.get("user"),
+                row.name,
+                row.format,
+                row.private,
+                None,
+                len(entrants),
+                row.updated_at,
+            )
+            for e in entrants
+        ]
+    return await PlayerTournamentStore(store).save(rows)
+
+
+async def catch_up_tournaments(
+    store: Store, since: datetime | None = None, most: int | None = None
+) -> int:
+    """Rows for every finished tournament without them (only those finished since
+    `since`, if given: an index range; at most `most` tournaments, if given); how
+    many rows were written."""
+    tournaments = PlayerTournamentStore(store)
+    done: set[str] = set()
+    written = 0
+    while most is None or len(done) < most:
+        batch = 100 if most is None else min(100, most - len(done))
+        todo = [t for t in await tournaments.missing(since, batch) if t not in done]
+        if not todo:
             break
-    return out
+        for tid in todo:
+            done.add(tid)
+            written += await record_tournament(store, tid)
+    return written
+
+
+async def tournaments_of(store: Store, user_id: str, limit: int = 20) -> list[dict[str, Any]]:
+    """The user's finished public tournaments, newest first, with their rank. A few
+    of those finished lately are written first if no one has yet (the periodic
+    catch-up writes the rest: `ProfileService`)."""
+    await catch_up_tournaments(store, datetime.now(UTC) - RECENT_TOURNAMENTS, VIEW_TOURNAMENTS)
+    return [
+        {
+            "id": r.tournament_id,
+            "name": r.name,
+            "format": r.format,
+            "rank": r.rank,
+            "entrants": r.entrants,
+            "finished": r.finished.isoformat(),
+        }
+        for r in await PlayerTournamentStore(store).of_user(user_id, limit)
+    ]

@@ -259,6 +259,7 @@ from . import (  # noqa: E402, F401
     models_chat,
     models_coach,
     models_ledger,
+    models_player_tournaments,
     models_players,
     models_ratings,
 )

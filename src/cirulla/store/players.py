@@ -170,16 +170,3 @@ class PlayerStore:
         async with self._store._read() as conn:
             row = (await conn.execute(query)).first()
         return None if row is None else (dict(row.record), row.finished_at)
-
-    async def finished_tournaments(
-        self, limit: int = 500
-    ) -> list[tuple[str, dict[str, Any], datetime]]:
-        """The latest finished tournaments: id, summary and last change, newest first."""
-        query = (
-            select(tournaments_t.c.id, tournaments_t.c.summary, tournaments_t.c.updated_at)
-            .where(tournaments_t.c.status == "finished")
-            .order_by(tournaments_t.c.updated_at.desc())
-            .limit(limit)
-        )
-        async with self._store._read() as conn:
-            return [(r.id, dict(r.summary), r.updated_at) for r in await conn.execute(query)]

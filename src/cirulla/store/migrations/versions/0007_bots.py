@@ -20,8 +20,13 @@ depends_on: str | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("users") as batch:
-        batch.add_column(sa.Column("bot", sa.Boolean(), nullable=False, server_default=sa.false()))
+    # A plain ADD COLUMN, which SQLite does in place. Not a batch: on SQLite a batch
+    # rebuilds `users` and drops the old table, and with foreign keys on (the store
+    # turns them on) that drop deletes every row pointing at a user by ON DELETE
+    # CASCADE (sessions, record_players, ratings, ...) and empties the SET NULL ones.
+    op.add_column(
+        "users", sa.Column("bot", sa.Boolean(), nullable=False, server_default=sa.false())
+    )
     op.create_table(
         "bot_accounts",
         sa.Column("user_id", sa.String(32), nullable=False),
