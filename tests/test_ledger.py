@@ -1,12 +1,18 @@
 """The chips ledger: movements, idempotency, balances, the cash settlement (M1, E6) as
-pure functions, and `LedgerStore.check` catching corrupted rows, on SQLite and PostgreSQL."""
+pure functions, and `LedgerStore.check` catching corrupted rows, on SQLite and PostgreSQL,
+also through `cirulla ledger check` run as a command (exit 0, 1 naming the rows, 2)."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from serverutil import throwaway_pg_database
 from sqlalchemy import text
 from test_store import Backend, new_table
 from test_store import backend as backend  # the fixture
@@ -332,3 +338,102 @@ def test_tournament_tables_cannot_be_cash_tables() -> None:
     spec = {"name": "t", "format": "swiss", "config": {"stake": 1, "max_loss": 10}}
     with pytest.raises(DirectorError, match="not cash tables"):
         check_spec(spec, private_default=False)
+
+
+# ---- `cirulla ledger check`, run as a command ------------------------------------------------
+
+
+def _ledger_cli(*where: str) -> tuple[int, list[str], str]:
+    """`cirulla ledger check` as an operator runs it: exit code, stdout's lines, stderr."""
+    run = subprocess.run(
+        [sys.executable, "-m", "cirulla", "ledger", "check", *where],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return run.returncode, run.stdout.splitlines(), run.stderr
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def cli_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
+    """A database URL and the `ledger check` arguments that name it: a server's data
+    directory (SQLite), or a whole PostgreSQL database (the command takes no schema)."""
+    if request.param == "sqlite":
+        data = tmp_path / "data"
+        yield f"sqlite+aiosqlite:///{data / 'cirulla.db'}", ["--data-dir", str(data)]
+        return
+    with throwaway_pg_database() as url:
+        yield url, ["--database-url", url]
+
+
+def test_the_command_exits_1_naming_each_broken_row_and_0_when_all_hold(
+    cli_database: tuple[str, list[str]],
+) -> None:
+    url, where = cli_database
+
+    async def make() -> str:
+        store = await Store.open(url)
+        try:
+            user = await store.create_user("dora", None, chips=500)
+            await new_table(store, "gone")
+            hold = Movement(
+                "escrow:gone:1",
+                (
+                    Posting(wallet(user.id), -100, "escrow"),
+                    Posting(escrow("gone", user.id), 100, "escrow"),
+                ),
+                table="gone",
+            )
+            await store.ledger.write([hold])
+            return user.id
+        finally:
+            await store.close()
+
+    user = asyncio.run(make())
+    code, out, err = _ledger_cli(*where)
+    assert code == 0, (out, err)
+    assert out == ["ledger check ok: wallets 400, escrows 100, pools 0, grants 500, movements 2"]
+
+    async def corrupt() -> None:
+        store = await Store.open(url)
+        try:
+            async with store._write() as conn:
+                await conn.execute(
+                    text("UPDATE chip_accounts SET balance = balance + 5 WHERE id = :id"),
+                    {"id": f"wallet:{user}"},
+                )
+                await conn.execute(text("UPDATE tables SET status = 'closed' WHERE id = 'gone'"))
+                await conn.execute(
+                    text(
+                        "UPDATE chip_entries SET amount = amount + 1 WHERE account = :id"
+                        " AND kind = 'escrow'"
+                    ),
+                    {"id": f"escrow:gone:{user}"},
+                )
+        finally:
+            await store.close()
+
+    asyncio.run(corrupt())
+    code, out, err = _ledger_cli(*where)
+    assert code == 1, (out, err)
+    assert sorted(out[:-1]) == sorted(
+        (
+            f"account wallet:{user}: balance 405 but its entries sum to 400",
+            f"account escrow:gone:{user}: balance 100 but its entries sum to 101",
+            "movement escrow:gone:1: its entries sum to 1, not 0",
+            f"account escrow:gone:{user}: 100 chips left in escrow at a closed table",
+            "wallets, escrows and pools hold 505 chips but the mint granted 500",
+        )
+    ), out  # a line each, whole however long
+    assert out[-1].startswith("ledger check FAILED: 5 problems (wallets 405, escrows 100,")
+
+
+def test_the_command_exits_2_for_a_data_dir_without_a_database(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for where in (empty, tmp_path / "missing"):
+        code, out, err = _ledger_cli("--data-dir", str(where))
+        assert code == 2, (out, err)
+        assert err == f"error: no database in {where}\n"
+        assert out == []
+    assert list(empty.iterdir()) == []  # and none was made there

@@ -1,7 +1,8 @@
 """Chips against a real `cirulla serve`: the welcome grant, cash tables (escrow on sitting,
 refusal without the chips, release on standing up and on closing), whole cash partite
-settled by M1 (a forfeit by timeout included), a kill -9 that never settles twice, and
-`cirulla ledger check` holding after each."""
+settled by M1 (a forfeit by timeout or by abandon, E6, and a partita of pairs included),
+a kill -9 that never settles twice, and `cirulla ledger check` holding after each.
+(A kill -9 in the middle of a burst of all of these: test_server_ledger_kill.py.)"""
 
 from __future__ import annotations
 
@@ -13,12 +14,23 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from conftest import stack
 from serverutil import Player, Server
-from test_server_play import catch_up, last_view, play_until, reconnect, start_server
+from test_server_play import (
+    catch_up,
+    last_view,
+    open_table,
+    play_until,
+    reconnect,
+    start_server,
+)
 
 from cirulla.tournament import cash_settlement
 
 STAKE, MAX_LOSS = 3, 150
+# stacked decks (test mode) so that a partita played with seeded moves ends the same way
+DECK2 = [str(c) for c in stack(players=2, dealer=1)]
+DECK4 = [str(c) for c in stack(players=4, dealer=3)]
 
 
 def me(p: Player) -> dict[str, Any]:
@@ -65,11 +77,15 @@ def cash_config(players: int = 2, **extra: Any) -> dict[str, Any]:
     }
 
 
-def cash_pair(server: Server, **extra: Any) -> tuple[str, dict[int, Player]]:
-    """Two guests at a 2-player cash table (it starts as the second sits)."""
+def cash_pair(
+    server: Server, deck: list[str] | None = None, **extra: Any
+) -> tuple[str, dict[int, Player]]:
+    """Two guests at a 2-player cash table (it starts as the second sits), dealt `deck`
+    (test mode) if given."""
     a = Player(server).guest().connect()
     b = Player(server).guest().connect()
-    table = a.create_table(cash_config(**extra))
+    stacked: dict[str, Any] = {} if deck is None else {"decks": [deck], "dealer": 1}
+    table = a.create_table(cash_config(**extra), **stacked)
     assert a.join(table)["type"] == "ack"
     assert b.join(table)["type"] == "ack"
     assert b.sit(table)["type"] == "ack", "b has the chips"
@@ -80,10 +96,13 @@ def cash_pair(server: Server, **extra: Any) -> tuple[str, dict[int, Player]]:
     return table, seats
 
 
-def expected_payment(view: dict[str, Any]) -> tuple[int, int]:
-    """(winner side, chips the loser pays) by M1 from a finished 2-player table's view."""
+def expected_payment(view: dict[str, Any]) -> tuple[int | None, int]:
+    """(winner side, chips the loser pays) by M1 from a finished 2-player table's view
+    (a draw: nobody, nothing)."""
     result = view["result"]
     winner, totals = result["winner"], result["totals"]
+    if winner is None:
+        return None, 0
     difference = max(0, totals[winner] - totals[1 - winner])
     cappotto = result["reason"] == "cappotto"
     return winner, cash_settlement(difference, STAKE, MAX_LOSS, cappotto)
@@ -175,13 +194,14 @@ def test_a_table_that_expires_releases_the_escrow(tmp_path: Path) -> None:
 
 def test_a_whole_cash_partita_is_settled_by_m1(tmp_path: Path) -> None:
     with start_server(tmp_path, guest_chips=500) as server:
-        table, seats = cash_pair(server)
+        table, seats = cash_pair(server, DECK2)
         for p in seats.values():
             assert chips(p) == (500 - MAX_LOSS, MAX_LOSS)
         view = play_until(table, seats, rng=random.Random(1))
         assert view["status"] == "finished"
         assert_settled(view, seats, 500)
         winner, paid = expected_payment(view)
+        assert winner is not None and paid > 0  # (the deck and the moves are fixed)
         name = me(seats[winner])["user"]["name"]
         results = httpx.get(f"{server.base_url}/api/players/{name}/chips").json()
         assert results == {"won": paid, "lost": 0, "net": paid, "partite": 1}
@@ -209,6 +229,62 @@ def test_a_forfeit_by_timeout_pays_as_e6_says(tmp_path: Path) -> None:
         assert winner == 1 - loser and paid > 0
         assert_settled(view, seats, 500)
         ledger_check(server)
+
+
+def test_an_abandon_pays_as_e6_says_only_the_side_that_left(tmp_path: Path) -> None:
+    with start_server(tmp_path, guest_chips=500) as server:
+        table, seats = cash_pair(server, DECK2)
+        rng = random.Random(3)
+        view = play_until(table, seats, rng=rng, stop=lambda v: len(v["deal"]["history"]) > 6)
+        leaver_seat = 1 - view["deal"]["to_move"]  # (not the seat to move: either may)
+        leaver = seats[leaver_seat]
+        frame = {"type": "abandon", "table": table, "version": leaver.version[table]}
+        ack = leaver.command(frame)
+        assert ack["type"] == "ack", ack
+        for p in seats.values():
+            catch_up(p, table, ack["version"])
+        view = last_view(seats[0], table)
+        assert view["status"] == "finished"
+        assert view["forfeit"]["reason"] == "abandon"
+        assert view["forfeit"]["side"] == leaver_seat
+        winner, paid = expected_payment(view)
+        assert winner == 1 - leaver_seat and paid > 0  # (the deck and the moves are fixed)
+        assert_settled(view, seats, 500)  # the leaver pays M1 of E6's difference
+        assert chips(leaver) == (500 - paid, 0)
+        ledger_check(server)
+
+
+def test_a_cash_partita_of_pairs_each_loser_pays_and_the_winners_share(tmp_path: Path) -> None:
+    """Four people, two sides (M1 per seat): each seat of the losing side pays from its
+    own wallet, and the two winners share what the losers paid."""
+    with start_server(tmp_path, guest_chips=500) as server:
+        people = [Player(server).guest().connect() for _ in range(4)]
+        table, seats = open_table(
+            people[0], people[1:], cash_config(players=4), decks=[DECK4], dealer=3
+        )
+        for p in people:
+            assert chips(p) == (500 - MAX_LOSS, MAX_LOSS)
+        view = play_until(table, seats, rng=random.Random(11))
+        assert view["status"] == "finished"
+        result = view["result"]
+        winner, totals = result["winner"], result["totals"]
+        assert winner is not None  # (the deck and the moves are fixed)
+        each = cash_settlement(
+            max(0, totals[winner] - totals[1 - winner]),
+            STAKE,
+            MAX_LOSS,
+            result["reason"] == "cappotto",
+        )
+        assert each > 0
+        sides = {seat: seat % 2 for seat in seats}  # partners sit across the table
+        for seat, p in seats.items():
+            won = sides[seat] == winner
+            assert chips(p) == (500 + each if won else 500 - each, 0), (seat, result)
+            kinds = [e["kind"] for e in p.http.get("/api/wallet").json()["entries"]]
+            assert kinds[0] == ("win" if won else "loss"), kinds
+            assert kinds.count("escrow") == 1 and kinds.count("release") == 1, kinds
+        out = ledger_check(server)
+        assert "escrows 0" in out and "wallets 2000" in out and "grants 2000" in out
 
 
 def test_a_kill_9_mid_partita_settles_exactly_once_after_the_restart(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """`cirulla ledger check`: the chips ledger's invariants, checked against the database.
 
 Exit 0 printing the totals when every rule holds; else exit 1 naming each movement
-or account that breaks one (store/ledger.py `LedgerStore.check` lists the rules).
+or account that breaks one (store/ledger.py `LedgerStore.check` lists the rules), a
+line each; exit 2 if the data directory holds no database.
 """
 
 from __future__ import annotations
@@ -51,13 +52,15 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.data_dir is not None:  # the directory asked for, not a database from the env
         db = Path(args.data_dir) / "cirulla.db"
         if not db.exists():
-            Console(stderr=True).print(f"[red]error: no database in {escape(args.data_dir)}[/red]")
+            Console(stderr=True, soft_wrap=True).print(
+                f"[red]error: no database in {escape(args.data_dir)}[/red]"
+            )
             return 2
         url = f"sqlite+aiosqlite:///{db.resolve()}"
     else:
         url = Settings.from_env(database_url=args.database_url).db_url
     report = asyncio.run(check_ledger(url))
-    out = Console(highlight=False)
+    out = Console(highlight=False, soft_wrap=True)  # a row's name is never cut in two
     totals = ", ".join(f"{k} {v}" for k, v in report.totals.items())
     if report.problems:
         for problem in report.problems:
