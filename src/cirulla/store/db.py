@@ -522,6 +522,15 @@ class Store:
         if self._batch is not None:
             self._batch.close()
 
+    @property
+    def file(self) -> Path | None:
+        """The SQLite database's file (None: in memory, or not SQLite), whose disk
+        /api/health watches: a full disk fails writes while reads still work."""
+        database = self._engine.url.database
+        if self.dialect != "sqlite" or not database or database == ":memory:":
+            return None
+        return Path(database)
+
     async def ping(self) -> None:
         """Raise unless the database answers `SELECT 1` (for /api/health; the caller
         bounds the wait)."""
