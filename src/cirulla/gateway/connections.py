@@ -17,6 +17,7 @@ from typing import Protocol
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..store import UserRow
+from ..tables.failures import FailureLog
 
 __all__ = ["ABORT_KEY", "SESSION_ENDED", "Connections", "DropConnection", "Socket"]
 
@@ -52,6 +53,7 @@ class Connections:
         self._by_address: Counter[str] = Counter()
         self._by_session: dict[str, set[Socket]] = {}
         self._checker: asyncio.Task[None] | None = None
+        self._failures = FailureLog(log, "re-checking the sessions of sockets")
 
     def __len__(self) -> int:
         return sum(len(s) for s in self._by_session.values())
@@ -108,8 +110,9 @@ class Connections:
                 try:
                     user = await lookup(session)
                 except Exception as exc:  # the database is down: keep serving, check later
-                    log.warning("cannot re-check sessions: %s", _short(exc))
+                    self._failures.failed("sessions", exc, trace=False)
                     break
+                self._failures.succeeded("sessions")
                 if user is None:
                     self.end_session(session)
 
@@ -117,12 +120,6 @@ class Connections:
         if self._checker is not None:
             self._checker.cancel()
             self._checker = None
-
-
-def _short(exc: BaseException) -> str:
-    """An exception in a line, for a log that must not fill with tracebacks."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:200] if text else ''}"
 
 
 #: Where `DropConnection` puts, in a WebSocket's scope, the function that drops it.

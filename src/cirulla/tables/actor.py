@@ -21,6 +21,7 @@ from ..game import derived_seed
 from ..shuffle import SHUFFLE_VERSION
 from ..store.db import VersionConflict
 from ..store.ledger import InsufficientChips
+from .failures import FailureLog
 from .patches import view_changes
 from .state import Seat, TableError, TableState, commitment
 
@@ -33,6 +34,12 @@ log = logging.getLogger("cirulla.table")
 
 #: Events kept for a reconnecting client; one further behind gets a full view instead.
 REPLAY_LIMIT = 400
+#: Seconds before a failed automatic step (the store down) is tried again.
+RETRY_SECONDS = 1.0
+
+#: The automatic steps of every table here: while the store is down each table retries
+#: every RETRY_SECONDS, and the log gets one traceback, then a line a minute.
+AUTOMATIC = FailureLog(log, "automatic steps of tables (bots, clocks, deals)")
 
 
 def now_ms() -> int:
@@ -110,6 +117,9 @@ class TableActor:
         self._timer: asyncio.Task[None] | None = None
         self._turn_started = now_ms()  # when the seat to move began (restarted on restore)
         self._closed = False
+        #: The move a bot chose, for the version and last hash it was chosen at: a write
+        #: that failed is retried with it rather than with a new search.
+        self._bot_choice: tuple[int, str, str] | None = None
 
     @property
     def id(self) -> str:
@@ -583,16 +593,18 @@ class TableActor:
                 await action()
             except TableError:
                 log.exception("table %s: automatic step failed", self.state.id)
-            except Exception:
-                log.exception("table %s: automatic step failed; retrying", self.state.id)
+            except Exception as exc:
+                AUTOMATIC.failed(f"table {self.id}", exc)
                 self._retry(version)
+            else:
+                AUTOMATIC.succeeded(f"table {self.id}")
 
     def _retry(self, version: int) -> None:
         """A failed write (database down): try the same step again a little later."""
         self._timer = asyncio.create_task(self._again(version))
 
     async def _again(self, version: int) -> None:
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(RETRY_SECONDS)
         async with self._lock:
             if self.state.version == version:
                 self._schedule()
@@ -612,12 +624,17 @@ class TableActor:
         seed = derived_seed(seed, "move", st.version)
         view = st.game.deal.view(seat)  # a bot sees a seat's view, nothing more
         kind = st.kind
-        if not kind.searches(who.bot):  # well under a millisecond: here, in the event loop
+        last = st.last.hash if st.last is not None else ""
+        chosen = self._bot_choice
+        if chosen is not None and chosen[:2] == (st.version, last):
+            move = chosen[2]  # its write failed: the same table, the same move, no search
+        elif not kind.searches(who.bot):  # well under a millisecond: here, in the event loop
             move = kind.bot_move(kind.bot(who.bot, seed), view)
         elif self.bots is not None:  # a search holds the GIL: in a worker process
             move = await self.bots.move(kind.name, who.bot, seed, view)
         else:
             move = await asyncio.to_thread(kind.bot_move, kind.bot(who.bot, seed), view)
+        self._bot_choice = (st.version, last, move)
         data = {"deal": st.deals_started - 1, "seat": seat, "move": move, "by": "bot"}
         await self._commit([("move", {**data, "clock": None})])
 
@@ -642,6 +659,7 @@ class TableActor:
 
     def close(self) -> None:
         self._closed = True
+        AUTOMATIC.forget(f"table {self.id}")
         if self._timer is not None:
             self._timer.cancel()
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..bus import BusError, RedisBus
 from .actor import Subscriber, TableActor
+from .failures import FailureLog
 from .relay import RemoteSubscriber, RemoteTable
 from .state import TableError
 
@@ -87,6 +88,9 @@ class Cluster:
         self.ops: dict[str, Callable[[TableActor, dict[str, Any]], Awaitable[Any]]] = {}
         #: What other layers do with a `bus.broadcast` of their topic, on every node.
         self.topics: dict[str, Callable[[dict[str, Any]], None]] = {}
+        #: Looking up tables' owners while Redis is down fails at every relayed
+        #: command: a line when it starts, one a minute, one when it is over.
+        self._route_failures = FailureLog(log, "finding the nodes of tables in Redis")
 
     @property
     def grace(self) -> float:
@@ -121,16 +125,22 @@ class Cluster:
         await self.bus.close()
 
     async def _every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
+        """Run `job` every `seconds` (give or take a fifth); a round that fails (Redis
+        or the database down) is tried again the next, and logged once, not per round."""
+        name = getattr(job, "__name__", str(job)).strip("_")
+        failures = FailureLog(log, f"cluster job {name}")
         while True:
             await asyncio.sleep(seconds * (0.8 + 0.4 * _secrets.randbelow(1000) / 1000))
             try:
                 await job()
             except asyncio.CancelledError:
                 raise
-            except BusError as exc:  # Redis is down: said once a round, tried again next
-                log.warning("cluster job %s: %s", getattr(job, "__name__", job), exc)
-            except Exception:  # the database hiccuped: try again next round
-                log.exception("cluster job %s failed", getattr(job, "__name__", job))
+            except BusError as exc:  # Redis is down: its traceback would say nothing more
+                failures.failed(self.node, exc, trace=False)
+            except Exception as exc:  # the database hiccuped: try again next round
+                failures.failed(self.node, exc)
+            else:
+                failures.succeeded(self.node)
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
@@ -170,6 +180,7 @@ class Cluster:
                 if actor is not None:
                     return actor
                 owner = (await self.bus.owners([table_id]))[table_id]
+                self._route_failures.succeeded("redis")
                 if owner is not None and owner != self.node:
                     self._routes[table_id] = owner
                     return RemoteTable(self, owner, table_id)
@@ -178,7 +189,7 @@ class Cluster:
                 if await self.bus.claim(table_id, wary=owner is None):
                     return await self._adopt(table_id)
         except BusError as exc:
-            log.warning("table %s: %s", table_id, exc)
+            self._route_failures.failed("redis", exc, trace=False)
             raise TableError(
                 "unavailable", "the cluster's Redis does not answer: try again in a few seconds"
             ) from exc

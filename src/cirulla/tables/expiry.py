@@ -13,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from .actor import TableActor, now_ms
+from .failures import FailureLog
 from .limits import minutes
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ class Expiry:
         #: Open tables none of whose seated players watches them: since when (ms).
         self._unwatched: dict[str, int] = {}
         self._sweeper: asyncio.Task[None] | None = None
+        #: Closing tables while the store is down fails at every sweep: logged once.
+        self.failures = FailureLog(log, "closing expired tables")
+        self._sweeps = FailureLog(log, "sweeping expired tables")
 
     def created(self, table_id: str) -> None:
         """A table made over HTTP: nobody watches it yet."""
@@ -71,6 +75,8 @@ class Expiry:
         self.manager.lobby_board.forget_gone()  # (tables whose lease another node took)
         for gone in [t for t in self._unwatched if t not in tables]:
             self._unwatched.pop(gone, None)
+        for gone in [t for t in self.failures.failing if t not in tables]:
+            self.failures.forget(gone)
         for actor in list(tables.values()):
             if actor.state.status != "open":
                 self._unwatched.pop(actor.id, None)
@@ -85,9 +91,10 @@ class Expiry:
                     continue  # its lease moved to another node meanwhile
                 try:
                     await actor._commit([("closed", {"reason": reason})])
-                except Exception:  # the store is down: the next sweep tries again
-                    log.exception("table %s: closing the expired table failed", actor.id)
+                except Exception as exc:  # the store is down: the next sweep tries again
+                    self.failures.failed(actor.id, exc)
                     continue
+            self.failures.succeeded(actor.id)
             self._unwatched.pop(actor.id, None)
             log.info("closed table %s: %s", actor.id, reason)
 
@@ -104,8 +111,10 @@ class Expiry:
             await asyncio.sleep(period)
             try:
                 await self.sweep()
-            except Exception:  # one bad table must not stop the sweep
-                log.exception("sweeping expired tables failed")
+            except Exception as exc:  # one bad table must not stop the sweep
+                self._sweeps.failed("sweep", exc)
+            else:
+                self._sweeps.succeeded("sweep")
 
     def close(self) -> None:
         if self._sweeper is not None:
