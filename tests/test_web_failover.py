@@ -4,6 +4,10 @@ still runs, joins again until the table is rebuilt there, and plays on.
 
 The page reaches the nodes through a small TCP forwarder, as through a load balancer:
 to node a first, to node b once a is killed.
+
+And a browser whose move meets a database outage: answered `unavailable`, it is sent
+again (the same action) until the database is back and the move is played; or, if the
+outage outlasts the resends, the player is told.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ from typing import Any
 
 import pytest
 from browserutil import guest, page_opener
-from serverutil import Server, free_port, throwaway_pg_database
+from serverutil import Server, free_port, pg_execute, run_async, throwaway_pg_database
 from test_server_play import start_server
-from test_web_table import create, open_table, play_turn, wait_my_turn
+from test_web_table import create, open_table, play_by_clicks, play_turn, played, wait_my_turn
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 LEASE = 5  # seconds: long enough that the page is back before the dead node's lease ends
@@ -169,3 +173,94 @@ def test_the_page_rejoins_its_table_on_the_other_node_after_its_node_dies(
             wait_my_turn(page, timeout=30)
     finally:
         forwarder.close()
+
+
+# ---- a database outage under a page's move --------------------------------------------------
+def set_connections(url: str, allowed: bool) -> None:
+    """Let the database take connections, or refuse them and drop those it has."""
+    name = url.rsplit("/", 1)[1]
+    run_async(pg_execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(allowed).lower()}'))
+    if not allowed:
+        run_async(
+            pg_execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                f" WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+            )
+        )
+
+
+#: Counts the play commands the page sends (their action ids), as the server gets them.
+COUNT_PLAYS = """() => {
+    const c = window.cirulla.conn;
+    const raw = c.raw.bind(c);
+    c.plays = [];
+    c.raw = (frame) => {
+        if (frame.type === "play") c.plays.push(frame.action);
+        return raw(frame);
+    };
+}"""
+
+
+@pytest.fixture
+def pg_server(tmp_path: Path) -> Iterator[tuple[Server, str]]:
+    with _database() as url, start_server(tmp_path, database_url=url, bot_delay=0.2) as server:
+        try:
+            yield server, url
+        finally:
+            set_connections(url, True)
+
+
+def test_a_move_answered_unavailable_is_sent_again_until_the_database_is_back(
+    browser: Any, pg_server: tuple[Server, str]
+) -> None:
+    server, url = pg_server
+    with page_opener(browser, server.base_url) as open_page:
+        page = open_page()
+        guest(page)
+        table = create(page, {"players": 2, "bots": {"1": "facile"}}, dealer=1)
+        open_table(page, table)
+        page.evaluate(COUNT_PLAYS)
+        move = max((m for m in wait_my_turn(page) if not m.startswith("!")), key=len)
+        set_connections(url, False)
+        play_by_clicks(page, move)
+        # answered unavailable, it is sent again with the same action id
+        page.wait_for_function("() => window.cirulla.conn.plays.length >= 2", timeout=30_000)
+        set_connections(url, True)
+        played(page, table, move, timeout=30)  # applied once the database is back
+        plays = page.evaluate("() => window.cirulla.conn.plays")
+        assert len(set(plays)) == 1, plays
+        wait_my_turn(page)  # the bot answered: play goes on
+        assert page.locator(".table-toast.toast-error").count() == 0
+        history = page.evaluate("id => window.cirulla.conn.view(id).deal.history", table)
+        assert [e["move"] for e in history if e["type"] == "play"].count(move) == 1
+
+
+def test_a_move_still_unavailable_after_its_resends_is_shown_to_the_player(
+    browser: Any, pg_server: tuple[Server, str]
+) -> None:
+    server, url = pg_server
+    with page_opener(browser, server.base_url) as open_page:
+        page = open_page()
+        guest(page)
+        table = create(page, {"players": 2, "bots": {"1": "facile"}}, dealer=1)
+        open_table(page, table)
+        page.evaluate(COUNT_PLAYS)
+        page.evaluate("() => { window.cirulla.conn.resendLimit = 2; }")  # (not six: quicker)
+        move = max((m for m in wait_my_turn(page) if not m.startswith("!")), key=len)
+        set_connections(url, False)
+        play_by_clicks(page, move)
+        toast = page.locator(".table-toast.toast-error")
+        toast.wait_for(timeout=30_000)  # told, once the resends are used up
+        assert page.evaluate("() => window.cirulla.conn.plays.length") == 3
+        assert page.evaluate("() => window.cirulla.conn.pending.size") == 0
+        history = page.evaluate("id => window.cirulla.conn.view(id).deal.history", table)
+        assert move not in [e.get("move") for e in history]  # not made
+        set_connections(url, True)
+        # made again once the database is back, it is played
+        page.evaluate("() => { window.cirulla.conn.resendLimit = 6; }")
+        answer = page.evaluate(
+            "([id, move]) => window.cirulla.conn.tableCommand(id, {type: 'play', move})",
+            [table, move],
+        )
+        assert answer["type"] == "ack", answer
+        played(page, table, move)

@@ -3,6 +3,13 @@
 // reconnect asks for exactly the events that were missed. The client never makes up
 // state: a table's view is only ever what the server last sent.
 
+// A command answered `unavailable` was not applied (docs/protocol.md): it is sent
+// again, the same frame with the same action id, after a wait that doubles from
+// 0.5 s to 5 s, this many times; then its caller gets the `unavailable` answer (the
+// table page shows it). A join of a table still watched is retried for as long
+// (`retryJoin`).
+export const RESENDS = 6;
+
 let counter = 0;
 function newAction() {
   counter += 1;
@@ -76,7 +83,9 @@ export class Connection extends EventTarget {
     super();
     this.url = url;
     this.ws = null;
-    this.pending = new Map(); // action -> {frame, resolve}
+    this.pending = new Map(); // action -> {frame, resolve, resends}
+    this.resending = new Map(); // action -> the same: answered unavailable, sent again soon
+    this.resendLimit = RESENDS;
     this.tables = new Map(); // table id -> {version, view, invite}
     this.lobbyWatched = false;
     this.lobby = null; // {version, tables}: the lobby list as last sent, changes applied
@@ -178,6 +187,10 @@ export class Connection extends EventTarget {
           break;
         }
         if (joined !== undefined && frame.type === "ack") this.joinWait.delete(joined);
+        if (p && frame.type === "error" && frame.code === "unavailable" && this.resendLater(p, frame)) {
+          this.pending.delete(frame.action);
+          break;
+        }
         if (p) {
           this.pending.delete(frame.action);
           p.resolve(frame);
@@ -280,6 +293,29 @@ export class Connection extends EventTarget {
       else this.rejoins.set(frame.action, id);
       this.raw(frame);
     }, wait);
+  }
+
+  // Send `p`'s command again after a wait (see RESENDS); false when it has been sent
+  // enough times, is a join (see retryJoin) or this connection is closed: its caller
+  // gets the `answer` then.
+  resendLater(p, answer) {
+    const resends = p.resends ?? 0;
+    if (resends >= this.resendLimit || p.frame.type === "join" || this.closedByUs) return false;
+    p.resends = resends + 1;
+    const action = p.frame.action;
+    this.resending.set(action, p);
+    setTimeout(() => {
+      if (this.resending.get(action) !== p) return;
+      this.resending.delete(action);
+      if (this.closedByUs) {
+        p.resolve(answer);
+        return;
+      }
+      // Pending again: sent now, or by onWelcome if the socket is reconnecting.
+      this.pending.set(action, p);
+      this.raw(p.frame);
+    }, Math.min(5000, 500 * 2 ** resends));
+    return true;
   }
 
   raw(frame) {
