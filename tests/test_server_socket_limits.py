@@ -1,9 +1,10 @@
 """What one client can cost the server through its WebSockets, against a real server:
-hostile frames are answered, never a traceback; the bytes waiting for a client that
-does not read are capped (close 4001); sockets per account and per address are
-capped (403); a session that ends closes its sockets (4000); a database outage is
-answered `unavailable` and the same command works once it is over; the answers
-remembered per user are bounded.
+hostile frames are answered, never a traceback, and one over 4 x CIRULLA_MAX_FRAME is
+not even read (close 1009); the bytes waiting for a client that does not read are
+capped (close 4001), and freed once it is cut off; sockets per account and per
+address are capped (403); a session that ends closes its sockets (4000); a database
+outage is answered `unavailable` and the same command works once it is over; the
+answers remembered per user are bounded.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import re
 import socket
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -139,6 +141,29 @@ def test_hostile_frames_are_answered_and_counted_as_bad_frames(server: Server) -
     assert_no_traceback(server)
 
 
+MESSAGE_TOO_BIG = 1009
+
+
+def test_a_frame_over_four_times_max_frame_closes_the_socket_with_1009(tmp_path: Any) -> None:
+    """Up to 4 x CIRULLA_MAX_FRAME a frame is read and answered `frame_too_large`;
+    over it, it is not read at all: the socket is closed with 1009 (message too big)."""
+    max_frame = 32_768  # 4 x is 128 KiB, over the 64 KiB that uvicorn takes at least
+    with running_server(tmp_path, max_frame=max_frame, **ROOMY) as server:
+        p = Player(server).guest().connect()
+        padded = '{"type": "ping", "action": "big", "pad": "%s"}'
+        frame = padded % ("x" * (4 * max_frame - len(padded) + 2))
+        assert len(frame) == 4 * max_frame
+        p.send_raw(frame)
+        error = p.recv_until(lambda f: f["type"] == "error")
+        assert error["code"] == "frame_too_large" and str(max_frame) in error["message"]
+        assert ping(p)["type"] == "pong"  # read, refused, and the socket stays
+        p.send_raw(frame + "x")
+        assert p.ws is not None and close_code(p.ws) == MESSAGE_TOO_BIG
+        p.ws = None
+        assert ping(p.connect())["type"] == "pong"
+        assert_no_traceback(server)
+
+
 # ---- a client that does not read ------------------------------------------------------------
 def test_a_client_that_does_not_read_is_cut_off_with_4001_and_rejoins_with_since(
     tmp_path: Any,
@@ -196,6 +221,77 @@ def test_a_client_that_does_not_read_is_cut_off_with_4001_and_rejoins_with_since
         since = other.version[table]
         ack = a.join(table, since=since)
         assert ack == {"type": "ack", "action": ack["action"], "version": since}
+        assert ping(a)["type"] == "pong"
+        assert_no_traceback(server)
+
+
+def starve(server: Server, p: Player, table: str, outbox: int, cut_before: int) -> int:
+    """Open a socket of `p` that never reads and join `table` on it again and again
+    (each time its whole view, a frame of its own) until the server cuts it off (its
+    `cut_before`-th "bytes wait" line); the most resident memory the server had
+    meanwhile (sampled every 20 ms). The socket is closed with 4001, and gone."""
+    raw = socket.create_connection(("127.0.0.1", server.port))
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+    view = len(json.dumps(p.views[table]))
+    joins = 2 * outbox // view + 100  # twice what the outbox takes
+    samples = [rss_bytes(server)]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            samples.append(rss_bytes(server))
+
+    def cut() -> bool:
+        lines = [x for x in log_lines(server) if "bytes wait for it" in x["message"]]
+        return len(lines) >= cut_before
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        with connect(
+            server.ws_url,
+            sock=raw,
+            additional_headers={"Cookie": p.cookie},
+            max_queue=1,
+            ping_interval=None,
+        ) as ws:
+            for n in range(joins):
+                frame = {"type": "join", "table": table, "since": None, "action": f"j{n}"}
+                ws.send(json.dumps(frame))
+            poll(cut, timeout=180, what="the server to give up on the socket")
+            done.set()
+            assert close_code(ws) == TOO_SLOW
+    finally:
+        done.set()
+        sampler.join()
+    return max(samples)
+
+
+def test_the_memory_of_a_socket_cut_off_with_4001_is_freed(tmp_path: Any) -> None:
+    """Three sockets in turn fill an 8 MiB outbox and are cut off: if what waited for
+    one stayed after it closed, each would add its 8 MiB; freed, the next reuses it."""
+    cap = 8 << 20
+    with running_server(
+        tmp_path, outbox_bytes=cap, flood_per_second=100_000, flood_burst=100_000, **ROOMY
+    ) as server:
+        a = Player(server).guest().connect()
+        config = {"players": 4, "bots": {"1": "facile", "2": "facile", "3": "facile"}}
+        table = a.create_table({**config, "move_seconds": 3600}, dealer=3)  # a moves first
+        a.join(table)
+        for _ in range(4):  # a view of some 6 KB: a deal under way
+
+            def my_turn() -> list[str]:
+                a.drain(0.1)
+                return list(a.views[table].get("deal", {}).get("legal_moves") or [])
+
+            assert a.play(table, poll(my_turn, what="a's turn")[0])["type"] == "ack"
+        before = rss_bytes(server)
+        peaks = [starve(server, a, table, cap, n) for n in (1, 2, 3)]
+        # the server held the outbox while the socket lived (so the test can see it) ...
+        assert peaks[0] - before > cap // 4, (before, peaks)
+        # ... and not after: the second and third found the first one's memory free
+        assert max(peaks[1:]) - peaks[0] < cap // 2, (before, peaks)
+        assert rss_bytes(server) - peaks[0] < cap // 2
         assert ping(a)["type"] == "pong"
         assert_no_traceback(server)
 
@@ -390,6 +486,29 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def test_a_server_remembers_the_last_256_answers_of_a_user_and_forgets_older_ones(
+    tmp_path: Any,
+) -> None:
+    with running_server(tmp_path, flood_per_second=10_000, flood_burst=10_000, **ROOMY) as server:
+        p = Player(server).guest().connect()
+        for n in range(257):
+            answer = p.command({"type": "lobby", "watch": False, "action": f"m{n}"})
+            assert answer["type"] == "ack" and "repeated" not in answer, answer
+        for n in (256, 1):  # the last 256: answered again, not done again
+            again = p.command({"type": "lobby", "watch": False, "action": f"m{n}"})
+            assert again["repeated"] is True, again
+        again = p.command({"type": "lobby", "watch": False, "action": "m0"})
+        assert again["type"] == "ack" and "repeated" not in again, again  # forgotten
+        # from another socket of the same user too, and not for another user
+        q = Player(server)
+        q.http.cookies.update(p.http.cookies)
+        again = q.connect().command({"type": "lobby", "watch": False, "action": "m200"})
+        assert again["repeated"] is True, again
+        other = Player(server).guest().connect()
+        fresh = other.command({"type": "lobby", "watch": False, "action": "m200"})
+        assert "repeated" not in fresh, fresh
 
 
 def test_the_answers_remembered_are_bounded_per_user_and_in_all() -> None:
