@@ -23,6 +23,7 @@ from .config import TableConfig
 from .expiry import Expiry
 from .limits import AccountLimits
 from .lobby import Lobby, table_summary
+from .records import RecordKeeper
 from .state import TableError, TableState
 
 if TYPE_CHECKING:
@@ -98,6 +99,8 @@ class TableManager:
         self.lobby_board = Lobby(self)
         #: The sweep that closes expired open tables (tables/expiry.py).
         self.expiry = Expiry(self)
+        #: The sweep that saves finished partite's missing records (tables/records.py).
+        self.record_keeper = RecordKeeper(self)
         #: Open tables and search-bot seats per account (tables/limits.py).
         self.account_limits = AccountLimits(store, self.limits)
         #: Who is told when a table ends (a tournament's director), by table id.
@@ -370,7 +373,7 @@ class TableManager:
         for row in [*rows, *recent, *(r for r in unrecorded if r.id not in {t.id for t in recent})]:
             if self.cluster is not None and not await self.cluster.bus.claim(row.id):
                 continue  # another node has it
-            actor = await self._rebuild(row)
+            actor = await self.rebuild(row)
             if actor is None:
                 continue
             restored += 1
@@ -389,6 +392,7 @@ class TableManager:
         log.info("restored %d tables", restored)
         await self.expiry.sweep()  # tables that should have closed while the server was down
         self.expiry.soon()
+        self.record_keeper.start()
         return restored
 
     async def adopt(self, table_id: str) -> TableActor:
@@ -396,7 +400,7 @@ class TableManager:
         row = await self.store.get_table(table_id)
         if row is None:
             raise TableError("unknown_table", f"there is no table {table_id!r}")
-        actor = await self._rebuild(row)
+        actor = await self.rebuild(row)
         if actor is None:
             raise TableError("unavailable", f"table {table_id} cannot be rebuilt")
         if row.status in ("open", "playing"):
@@ -408,7 +412,9 @@ class TableManager:
             self._reap_later(actor, max(0.0, left))
         return actor
 
-    async def _rebuild(self, row: TableRow) -> TableActor | None:
+    async def rebuild(self, row: TableRow) -> TableActor | None:
+        """The table folded again from its stored log, held here (None: its log does
+        not fold, which is logged)."""
         records = await self.store.load_log(row.id)
         secrets = await self.store.load_secrets(row.id)
         try:
@@ -515,10 +521,12 @@ class TableManager:
                     log.exception("table %s: the end hook failed", actor.id)
             if actor.id not in self._ended:
                 self._ended.add(actor.id)
-                self._tell_end(actor)
+                self.tell_end(actor)
         self.lobby_board.changed(actor, new)
 
-    def _tell_end(self, actor: TableActor) -> None:
+    def tell_end(self, actor: TableActor) -> None:
+        """Tell the end listeners, in the background, that `actor` ended."""
+
         async def tell() -> None:
             for listener in list(self.end_listeners):
                 try:
@@ -551,6 +559,7 @@ class TableManager:
         for task in self._reapers:
             task.cancel()
         self.expiry.close()
+        self.record_keeper.close()
 
 
 def _bot_name(level: str, seat: int) -> str:
