@@ -300,6 +300,28 @@ def _upgrade(connection: Connection) -> None:
     command.upgrade(config, "head")
 
 
+def _upgrade_sqlite(connection: Connection) -> None:
+    """`_upgrade` with SQLite's foreign keys off: a batch migration rebuilds a table
+    (copy, drop the old one, rename), and with them on, that drop deletes or empties
+    every row pointing at the table (ON DELETE CASCADE / SET NULL). The pragma cannot
+    change inside a transaction, so it is set before the migration's one begins."""
+    raw = connection.connection
+
+    def pragma(value: str) -> None:
+        cursor = raw.cursor()
+        try:
+            cursor.execute(f"PRAGMA foreign_keys={value}")
+        finally:
+            cursor.close()
+
+    pragma("OFF")
+    try:
+        with connection.begin():
+            _upgrade(connection)
+    finally:
+        pragma("ON")
+
+
 def _sqlite_pragmas(engine: Engine) -> None:
     """WAL (readers never wait for the writer), a busy timeout (writers queue rather
     than fail), foreign keys, and transactions that SQLAlchemy begins itself.
@@ -508,6 +530,11 @@ class Store:
         return store
 
     async def _migrate(self) -> None:
+        if self.dialect == "sqlite":
+            assert self._write_lock is not None
+            async with self._write_lock, self._writer.connect() as conn:
+                await conn.run_sync(_upgrade_sqlite)
+            return
         async with self._write() as conn:
             if self.dialect == "postgresql":
                 await conn.execute(
