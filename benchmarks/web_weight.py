@@ -10,22 +10,33 @@ phone profile: a 390x844 touch viewport, CPU throttled 4x
 750 kbit/s up, 150 ms latency; `Network.emulateNetworkConditions`), cache disabled.
 
 Two pages, each loaded cold `--runs` times (the median is reported):
-- the lobby, with one open table listed: until that table's "Siediti" button is
-  visible and enabled;
-- a table where the guest is seated against a bot: until a card of the hand is
-  visible and enabled (the hand is ready for a click).
+- the lobby, with one open table listed: its "Siediti" button;
+- a table where the guest is seated against a bot and moves first (test mode's table
+  route, the bot dealing): the cards of the guest's hand on the board that lists the
+  guest's legal moves (`.board[data-legal] .hand-card`).
 
-For each: the bytes transferred (response bodies as Chromium received them, every
-request of the page including the WebSocket handshake; the frames are not counted),
-the number of requests, and the milliseconds from navigation to interaction: by the
-page's own clock (`ms_to_interaction`: performance.now() at the first animation frame
-where the element is visible and enabled, 0 being the navigation's start) and as
-Playwright sees it (`ms_wall`: from `goto` until its polling notices, which adds its
-own round trips to the throttled page; the figure of the earlier results); and
-where the time went until then (`Performance.getMetrics`, throttled milliseconds):
-script, style and layout. `--waterfall` adds each page's requests of its last load,
-in order, with their start, first byte and end in ms from navigation. Prints JSON;
-`--json PATH` writes it too. Targets (issue 15): under 300 KB and 1 s.
+Time to first interaction (`ms_to_interaction`) is when the player can act there: the
+page's own clock (performance.now(), 0 being the navigation's start) at the first
+animation frame in which every element the selector matches (the "Siediti" button; every
+`.hand-card`) is in the layout (has a box), is not disabled, and shows its face: each
+<img> inside it has loaded (complete, with a width). A hand card is a button whose click
+handlers table-play.js attaches in the same task that draws it, so from that frame a tap
+plays it; a card whose SVG has not arrived yet is blank and does not count. The frame is
+watched by a requestAnimationFrame loop installed before the page's own scripts, so no
+round trip of Playwright's is in the figure. `ms_wall` is the same moment as Playwright
+sees it (from `goto` until its polling notices, which adds its own round trips to the
+throttled page; the figure of the earliest results).
+
+For each: the bytes transferred (response bodies and headers as Chromium received
+them, every request of the page including the WebSocket handshake; the frames are not
+counted, nor requests the page makes after the network is idle), the number of
+requests, the time to first interaction, and where the time went until then
+(`Performance.getMetrics`, throttled milliseconds): script, style and layout.
+`--waterfall` adds each page's requests of its last load, in order, with their start,
+first byte and end in ms from the first request, and the bytes of each. Prints JSON;
+`--json PATH` writes it too (with the load average: other work on the machine slows
+the throttled page, so compare figures taken at a similar load, or interleave runs of
+two trees). Targets (issue 15): under 300 KB and 1 s.
 """
 
 from __future__ import annotations
@@ -99,12 +110,15 @@ def start_server(src: Path, data: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 # Checked at every frame from the document's start: the page's own clock
-# (performance.now(), 0 at the navigation's start) when `READY` is first visible and
-# enabled.
+# (performance.now(), 0 at the navigation's start) when every element `READY` matches is
+# first in the layout, enabled, and its images loaded (the module docstring's definition).
 WATCH_READY = """(() => {
+  const drawn = (img) => img.complete && img.naturalWidth > 0;
+  const ready = (el) => !el.disabled && el.getClientRects().length > 0
+    && [...el.querySelectorAll("img")].every(drawn);
   const check = () => {
-    const el = document.querySelector(READY);
-    if (el && !el.disabled && el.getClientRects().length) window.__readyAt = performance.now();
+    const els = [...document.querySelectorAll(READY)];
+    if (els.length && els.every(ready)) window.__readyAt = performance.now();
     else requestAnimationFrame(check);
   };
   requestAnimationFrame(check);
@@ -144,7 +158,7 @@ def measure(
 
     cdp.on("Network.requestWillBeSent", lambda e: at(e, "start", url=e["request"]["url"]))
     cdp.on("Network.responseReceived", lambda e: at(e, "response"))
-    cdp.on("Network.loadingFinished", lambda e: at(e, "end"))
+    cdp.on("Network.loadingFinished", lambda e: at(e, "end", bytes=e.get("encodedDataLength", 0)))
     cdp.on(
         "Network.webSocketCreated", lambda e: times.setdefault(e["requestId"], {"url": e["url"]})
     )
@@ -152,18 +166,13 @@ def measure(
     cdp.on("Network.webSocketHandshakeResponseReceived", lambda e: at(e, "end"))
     start = time.perf_counter()
     page.goto(path.format(target=target), wait_until="commit")
-    button = page.locator(ready.format(target=target)).first
-    button.wait_for(state="visible")
-    page.wait_for_function(
-        "sel => { const b = document.querySelector(sel); return b && !b.disabled; }",
-        arg=ready.format(target=target),
-    )
-    elapsed = (time.perf_counter() - start) * 1000
     in_page = page.wait_for_function("() => window.__readyAt").json_value()
+    elapsed = (time.perf_counter() - start) * 1000
     metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
     # let the requests the page started finish (fonts, late modules) before summing
     page.wait_for_load_state("networkidle")
     result: dict[str, Any] = {
+        "load_average_1min": round(os.getloadavg()[0], 2),
         "ms_to_interaction": round(in_page),
         "ms_wall": round(elapsed),
         "bytes": int(sum(sizes.values())),
@@ -199,6 +208,7 @@ def waterfall_of(times: dict[str, dict[str, Any]], base: str) -> list[dict[str, 
             "start": ms(t, "start"),
             "response": ms(t, "response"),
             "end": ms(t, "end"),
+            "bytes": int(t.get("bytes", 0)),
         }
         for t in sorted(seen, key=lambda t: t["start"])
     ]
@@ -224,8 +234,10 @@ def run(src: Path, runs: int, waterfall: bool = False) -> dict[str, Any]:
 
             def at_a_table(page: Any) -> str:
                 as_guest(page)
-                body = {"config": {"players": 2, "bots": {"1": "facile"}}, "seat": 0}
-                r = page.request.post("/api/tables", data=body)
+                # seat 1 deals: the guest (seat 0) moves first, so the hand can be played
+                config = {"players": 2, "bots": {"1": "facile"}}
+                body = {"config": config, "seat": 0, "dealer": 1}
+                r = page.request.post("/api/test/tables", data=body)
                 assert r.status == 201, r.text()
                 table: str = r.json()["table"]["id"]
                 return table
@@ -240,7 +252,7 @@ def run(src: Path, runs: int, waterfall: bool = False) -> dict[str, Any]:
                 lobby_button = '.lobby-table[data-table="{target}"] button'
                 pages = {
                     "lobby": ("/lobby", lobby_button, as_guest),
-                    "table": ("/table/{target}", ".hand-card", at_a_table),
+                    "table": ("/table/{target}", ".board[data-legal] .hand-card", at_a_table),
                 }
                 for name, (path, ready, setup) in pages.items():
                     samples = [
@@ -286,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--waterfall", action="store_true", help="each page's requests")
     args = parser.parse_args(argv)
+    load_before = [round(x, 2) for x in os.getloadavg()]
     pages = run(args.src.resolve(), args.runs, args.waterfall)
     result = {
         "benchmark": "web_weight",
@@ -293,7 +306,10 @@ def main(argv: list[str] | None = None) -> int:
         "commit": git_commit(args.src),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
-        "load_average": [round(x, 2) for x in os.getloadavg()],  # other work on the machine
+        # other work on the machine (1, 5 and 15 minutes), before and after the runs; each
+        # sample has the 1-minute figure at its end
+        "load_average_start": load_before,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
         "profile": {
             "viewport": PHONE,
             "mobile": True,

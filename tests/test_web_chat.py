@@ -1,21 +1,28 @@
 """Chat in Chromium (docs/chat.md): two people at a table, quick phrases in each reader's
-language, the rail that players never read, muting, the lobby, and the replay's chat."""
+language, the rail that players never read, muting, the lobby, the replay's chat, and
+an operator's moderation (a message hidden, an account silenced) as the players see it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
 from browserutil import expect, guest, page_opener
 from serverutil import Player, Server, running_server
+
+OPERATOR = "operator-token-for-the-web-chat-tests"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     # a window of 10 minutes: "too fast" must not depend on how fast the machine is
     with running_server(
-        tmp_path_factory.mktemp("web-chat"), login_attempts=100_000, chat_seconds=600
+        tmp_path_factory.mktemp("web-chat"),
+        login_attempts=100_000,
+        chat_seconds=600,
+        admin_token=OPERATOR,
     ) as s:
         yield s
 
@@ -119,3 +126,49 @@ def test_lobby_chat_and_the_server_errors(pages: Any) -> None:
     expect(chat_of(carla_page).locator(".chat-error")).to_have_text(
         "Troppi messaggi: aspetta qualche secondo."
     )
+
+
+def operator(server: Server, path: str) -> None:
+    """An operator's moderation route (docs/chat.md), with the server's admin token."""
+    r = httpx.post(
+        server.base_url + path, headers={"Authorization": f"Bearer {OPERATOR}"}, timeout=10
+    )
+    assert r.status_code == 200, r.text
+
+
+def test_an_operator_hides_a_message_and_silences_an_account(pages: Any, server: Server) -> None:
+    anna_page, bruno_page = pages("it-IT"), pages("it-IT")
+    anna = guest(anna_page)
+    guest(bruno_page)
+    r = anna_page.request.post(
+        "/api/tables", data={"config": {"players": 2, "bots": {"1": "facile"}}, "seat": 0}
+    )
+    assert r.status == 201, r.text()
+    table = r.json()["table"]["id"]
+    for page in (anna_page, bruno_page):
+        page.goto(f"/table/{table}")
+        page.wait_for_selector(".board")
+    write(anna_page, "buongiorno")
+    expect(chat_of(anna_page).locator(".chat-input")).to_have_value("")  # sent: the next
+    write(anna_page, "parolaccia")
+    for page in (anna_page, bruno_page):
+        expect(messages(page).filter(has_text="parolaccia")).to_have_count(1)
+    said = messages(bruno_page).filter(has_text="parolaccia").get_attribute("data-id")
+    # hidden by the operator: gone at once from every page that shows it, the rest stays
+    operator(server, f"/api/admin/chat/{said}/hide")
+    for page in (anna_page, bruno_page):
+        expect(messages(page).filter(has_text="parolaccia")).to_have_count(0)
+        expect(messages(page).filter(has_text="buongiorno")).to_have_count(1)
+    # silenced: the message is refused with a clear word, and nobody receives it
+    operator(server, f"/api/admin/users/{anna['name']}/silence?minutes=5")
+    write(anna_page, "ancora io")
+    error = chat_of(anna_page).locator(".chat-error")
+    expect(error).to_be_visible()
+    expect(error).to_have_text("Un operatore ha sospeso la tua chat per un po'.")
+    expect(messages(anna_page).filter(has_text="ancora io")).to_have_count(0)
+    # lifted: the next message goes through again, and the error is gone
+    operator(server, f"/api/admin/users/{anna['name']}/silence?minutes=0")
+    write(anna_page, "eccomi")
+    expect(messages(bruno_page).filter(has_text="eccomi")).to_have_count(1)
+    expect(error).to_be_hidden()
+    expect(messages(bruno_page).filter(has_text="ancora io")).to_have_count(0)

@@ -4,7 +4,10 @@ The HTML carries GET /api/me's answer, so the client neither asks for it nor wai
 it before opening its WebSocket (js/boot.js opens it while the modules are on their
 way, js/socket.js adopts it), and the reader's catalogs (and the decks' index on the
 table pages) as JSON data blocks; the stylesheets come as one file, made from the
-files on disk; the HTML is gzipped.
+files on disk; the HTML is gzipped. The table's page carries only what its board needs
+(the part of the catalog and of the stylesheets its first modules use, the reader's
+deck as one sprite), joins the table with the socket's opening (boot.js), and loads
+what playing does without (js/table-extras.js) once the board is drawn.
 """
 
 from __future__ import annotations
@@ -21,7 +24,18 @@ import pytest
 from browserutil import expect, guest, page_opener
 from serverutil import Player, Server, running_server
 
-from cirulla.gateway.preload import CATALOGS, catalog_json, css_bundle, data_block, index_html
+from cirulla.gateway.preload import (
+    CATALOGS,
+    PAGE_STYLESHEETS,
+    catalog_json,
+    css_bundle,
+    data_block,
+    deck_sprite,
+    index_html,
+    key_prefixes,
+    page_catalog,
+    static_imports,
+)
 from cirulla.gateway.web import WEB, reader_language
 
 
@@ -100,9 +114,12 @@ def test_a_page_carries_the_catalog_of_its_readers_language(server: Server) -> N
     assert carried(**{"Accept-Language": "it-IT"}) == "it"
     assert carried(**{"Accept-Language": "en-GB"}) == "en"
     assert carried(**{"Accept-Language": "it-IT", "Cookie": "cirulla_lang=en"}) == "en"
-    # the decks' index on the pages that draw cards at once
+    # the decks' index (what cards.js reads of it) on the pages that draw cards at once
     table = httpx.get(f"{server.base_url}/table/somewhere").text
-    assert block(table, "cirulla-decks") == json.loads((WEB / "decks" / "index.json").read_text())
+    index = json.loads((WEB / "decks" / "index.json").read_text())["styles"]
+    assert block(table, "cirulla-decks") == {
+        "styles": {s: {"cards": d["cards"], "back": d["back"]} for s, d in index.items()}
+    }
     assert 'id="cirulla-decks"' not in httpx.get(f"{server.base_url}/lobby").text
 
 
@@ -115,7 +132,7 @@ def test_the_stylesheets_come_as_one_file_of_the_same_rules_in_the_same_order(
     html = (WEB / "index.html").read_text(encoding="utf-8")
     sources = re.findall(r'<link rel="stylesheet" href="/static/([^"]+)">', html)
     assert len(sources) > 1
-    page = httpx.get(f"{server.base_url}/lobby").text
+    page = httpx.get(f"{server.base_url}/profile").text  # a page that links them all
     hrefs = re.findall(r'<link rel="stylesheet" href="([^"]+)">', page)
     assert len(hrefs) == 1 and re.fullmatch(r"/static/bundle/[0-9a-f]{16}\.css", hrefs[0])
     r = httpx.get(f"{server.base_url}{hrefs[0]}", headers={"Accept-Encoding": "gzip"})
@@ -229,7 +246,8 @@ def test_a_page_asks_nothing_before_its_socket_and_uses_one_socket(pages: Any) -
     page.wait_for_load_state("networkidle")
     assert not [u for u in asked if u.endswith("/api/me")]  # the HTML carried it
     assert len(sockets) == 1  # boot.js's, adopted by socket.js
-    assert not [u for u in asked if "/i18n/" in u]  # the HTML carried the catalog too
+    # the HTML carried the list's part of the catalog; the whole one comes once, after it
+    assert [u.split("/static/")[-1] for u in asked if "/i18n/" in u] == ["i18n/it.json"]
 
 
 def test_switching_language_loads_the_other_catalog_then_redraws(pages: Any) -> None:
@@ -260,3 +278,210 @@ def test_a_cirulla_table_loads_none_of_the_cirulo_modules(pages: Any) -> None:
     expect(page.locator(".hand-card").first).to_be_visible()
     page.wait_for_load_state("networkidle")
     assert not [u for u in asked if "/cirulo-" in u]
+
+
+# ---- the table's page: only what the board needs ---------------------------------------------
+
+
+def test_the_table_page_carries_the_readers_deck_and_the_part_of_the_catalog_it_uses(
+    server: Server,
+) -> None:
+    player = Player(server).guest()
+    assert player.http.put("/api/me/options", json={"deck_style": "piacentine"}).status_code == 200
+    html = player.http.get("/table/somewhere", headers={"Accept-Language": "it-IT"}).text
+    deck = block(html, "cirulla-deck")
+    assert deck["style"] == "piacentine" and deck["viewBox"] == "0 0 200 300"
+    assert len(deck["cards"]) == 41  # 40 cards and the back
+    seven = (WEB / "decks" / "piacentine" / "7H.svg").read_text(encoding="utf-8")
+    assert deck["cards"]["7H"].split("<defs>")[1] in seven.replace("\n", "")
+    assert "<title" not in deck["cards"]["7H"]  # and block() read it whole: no early </script>
+    # logged out, or a style without a deck: no sprite (the cards come one file each)
+    assert 'id="cirulla-deck"' not in httpx.get(f"{server.base_url}/table/somewhere").text
+    assert deck_sprite(WEB, "spagnole") is None and deck_sprite(WEB, "../x") is None
+    # the part of the catalog the board's modules use, said to be a part
+    catalog = block(html, "cirulla-catalog")
+    assert catalog["lang"] == "it" and catalog["partial"] is True
+    assert catalog["texts"]["table.status.your_turn"] == "Tocca a te"
+    assert "lobby.title" in catalog_json_texts("it")
+    assert not [k for k in catalog["texts"] if k.startswith(("tournament.", "keeper.", "cirulo."))]
+    # the lobby carries its own part; a page that does not carries the whole catalog
+    lobby = block(
+        player.http.get("/lobby", headers={"Accept-Language": "it-IT"}).text, "cirulla-catalog"
+    )
+    assert lobby["partial"] is True and lobby["texts"]["lobby.sit"] == "Siediti"
+    assert "keeper.title" not in lobby["texts"] and "profile.title" not in lobby["texts"]
+    profile = block(player.http.get("/profile").text, "cirulla-catalog")
+    assert "partial" not in profile and profile["texts"] == catalog_json_texts(profile["lang"])
+
+
+def catalog_json_texts(lang: str) -> dict[str, str]:
+    joined = catalog_json(WEB, lang)
+    assert joined is not None
+    texts: dict[str, str] = json.loads(joined)
+    return texts
+
+
+def test_every_key_the_table_pages_first_modules_name_is_in_its_part_of_the_catalog() -> None:
+    """A key the board's modules use and the part left out would show as its name."""
+    part = page_catalog(WEB, "it", "table.js")
+    assert part is not None
+    kept = json.loads(part)
+    modules = static_imports(WEB, "js/app.js") + static_imports(WEB, "js/table.js")
+    named = set()
+    for module in modules:
+        text = (WEB / module).read_text(encoding="utf-8")
+        named |= set(re.findall(r"\b(?:t|plural|hasKey)\(\"([a-z_]+\.[a-z0-9_.]+)\"", text))
+    assert len(named) > 40
+    whole = catalog_json_texts("it")
+    missing = [
+        k
+        for k in named
+        if (k in whole or f"{k}.other" in whole) and k not in kept and f"{k}.other" not in kept
+    ]
+    assert not missing
+    assert {"table", "nav", "title", "status"} <= key_prefixes(WEB, "table.js")
+
+
+def test_the_table_page_links_the_part_of_the_stylesheets_it_uses_and_the_whole_beside(
+    server: Server,
+) -> None:
+    html = httpx.get(f"{server.base_url}/table/somewhere").text
+    found = re.findall(r'<link rel="stylesheet" href="([^"]+)" data-full="([^"]+)">', html)
+    assert len(found) == 1
+    part_href, whole_href = found[0]
+    whole = css_bundle(WEB)
+    part = css_bundle(WEB, PAGE_STYLESHEETS["table.js"])
+    assert whole is not None and part is not None
+    assert (part_href, whole_href) == (part.href, whole.href)
+    for href, bundle in ((part_href, part), (whole_href, whole)):
+        r = httpx.get(f"{server.base_url}{href}")
+        assert r.status_code == 200 and r.content == bundle.body
+    assert b"/* table.css */" in part.body and b"/* tournaments.css */" not in part.body
+    assert "data-full" not in httpx.get(f"{server.base_url}/profile").text
+    lobby = httpx.get(f"{server.base_url}/lobby").text
+    lobby_part = css_bundle(WEB, PAGE_STYLESHEETS["pages/lobby.js"])
+    assert lobby_part is not None
+    assert f'href="{lobby_part.href}" data-full="{whole.href}"' in lobby
+
+
+def test_the_table_page_plays_from_what_it_carried_and_loads_the_rest_after(
+    pages: Any, server: Server
+) -> None:
+    page = pages()
+    guest(page)
+    assert page.request.put("/api/me/options", data={"deck_style": "french"}).ok
+    asked: list[str] = []
+    sent: list[dict[str, Any]] = []
+    received: list[dict[str, Any]] = []
+    page.on("request", lambda r: asked.append(r.url.replace(server.base_url, "")))
+
+    def watch(ws: Any) -> None:
+        ws.on("framesent", lambda f: sent.append(json.loads(f)))
+        ws.on("framereceived", lambda f: received.append(json.loads(f)))
+
+    page.on("websocket", watch)
+    r = page.request.post(
+        "/api/tables", data={"config": {"players": 2, "bots": {"1": "facile"}}, "seat": 0}
+    )
+    assert r.status == 201, r.text()
+    table = r.json()["table"]["id"]
+    page.goto(f"/table/{table}")
+    hand = page.locator(".hand-card")
+    expect(hand.first).to_be_visible()
+    # the cards are drawn from the sprite the HTML carried: no file per card
+    art = hand.first.locator("svg.card-art use")
+    expect(art).to_have_attribute("href", re.compile(r"^#deck-french-[A2-7JQK][DHCS]$"))
+    expect(page.locator(".deck-sprite symbol").first).to_be_attached()
+    # what playing does without comes after, and the whole catalog and stylesheets with it
+    expect(page.locator(".table-options")).to_be_visible()
+    expect(page.locator(".chat-panel .chat-phrases button").first).to_have_text("Ciao!")
+    expect(page.locator("link[data-full]")).to_have_count(0)
+    page.wait_for_load_state("networkidle")
+    assert not [u for u in asked if u.startswith("/static/decks/")]
+    assert "/static/i18n/it.json" in asked
+    first_module = next(i for i, u in enumerate(asked) if u.startswith("/static/js/"))
+    later = [u for u in asked[first_module:] if u.endswith("/table-extras.js")]
+    assert later, asked
+    # the table was joined as the socket opened, and its view came once
+    joins = [f for f in sent if f.get("type") == "join" and f.get("table") == table]
+    assert joins[0]["action"].startswith("boot-") and joins[0]["since"] is None
+    assert all(j["since"] is not None for j in joins[1:])
+    assert len([f for f in received if f.get("type") == "sync" and f.get("table") == table]) == 1
+    # a page after the first has the whole catalog and stylesheets
+    page.locator(".topnav a[href='/lobby']").click()
+    expect(page.locator(".lobby-tables h1")).to_have_text("Tavoli")
+
+
+# Where the first card of the hand was in the first frame the player could tap it.
+FIRST_BOX = """(() => {
+  const look = () => {
+    const el = document.querySelector('.board[data-legal] .hand-card');
+    if (!el || !el.getClientRects().length) return requestAnimationFrame(look);
+    const r = el.getBoundingClientRect();
+    window.__firstCard = { code: el.dataset.code, x: r.x + scrollX, y: r.y + scrollY };
+  };
+  requestAnimationFrame(look);
+})();"""
+
+
+@pytest.mark.parametrize(
+    "viewport", [{"width": 390, "height": 844}, {"width": 1280, "height": 900}]
+)
+def test_nothing_under_the_players_finger_moves_when_the_rest_arrives(
+    pages: Any, viewport: dict[str, int]
+) -> None:
+    """What comes after the board (table-extras.js, the whole stylesheets) takes places
+    kept for it: the hand stays where it was first drawn."""
+    page = pages(viewport=viewport)
+    guest(page)
+    page.add_init_script(FIRST_BOX)
+    r = page.request.post(
+        "/api/tables", data={"config": {"players": 2, "bots": {"1": "facile"}}, "seat": 0}
+    )
+    assert r.status == 201, r.text()
+    page.goto(f"/table/{r.json()['table']['id']}")
+    page.wait_for_function("() => window.__firstCard")
+    # all of it here: the options' popover, chat, the whole stylesheets and catalog
+    expect(page.locator(".table-options .table-options-panel")).to_be_attached()
+    expect(page.locator(".chat-panel .chat-phrases button").first).to_be_visible()
+    expect(page.locator("link[data-full]")).to_have_count(0)
+    first = page.evaluate("() => window.__firstCard")
+    now = page.locator(f".hand-card[data-code='{first['code']}']").evaluate(
+        "e => { const r = e.getBoundingClientRect(); return {x: r.x + scrollX, y: r.y + scrollY}; }"
+    )
+    assert abs(now["x"] - first["x"]) < 1 and abs(now["y"] - first["y"]) < 1, (first, now)
+
+
+FIRST_SEAT_BUTTON = """(() => {
+  const look = () => {
+    const el = document.querySelector('.lobby-table button[data-action]');
+    if (!el || !el.getClientRects().length) return requestAnimationFrame(look);
+    const r = el.getBoundingClientRect();
+    window.__firstButton = { table: el.dataset.table, x: r.x + scrollX, y: r.y + scrollY };
+  };
+  requestAnimationFrame(look);
+})();"""
+
+
+@pytest.mark.parametrize(
+    "viewport", [{"width": 390, "height": 844}, {"width": 1280, "height": 900}]
+)
+def test_the_lobbys_buttons_stay_where_they_were_when_the_rest_arrives(
+    pages: Any, server: Server, viewport: dict[str, int]
+) -> None:
+    Player(server).guest().create_table({"name": "fermo", "players": 2})
+    page = pages(viewport=viewport)
+    guest(page)
+    page.add_init_script(FIRST_SEAT_BUTTON)
+    page.goto("/lobby")
+    page.wait_for_function("() => window.__firstButton")
+    # the form, the tournaments, the chat, the whole stylesheets: all here now
+    expect(page.locator(".create-form")).to_be_visible()
+    expect(page.locator(".chat-panel")).to_be_visible()
+    expect(page.locator("link[data-full]")).to_have_count(0)
+    first = page.evaluate("() => window.__firstButton")
+    button = page.locator(f".lobby-table[data-table='{first['table']}'] button[data-action]")
+    now = button.first.evaluate(
+        "e => { const r = e.getBoundingClientRect(); return {x: r.x + scrollX, y: r.y + scrollY}; }"
+    )
+    assert abs(now["x"] - first["x"]) < 1 and abs(now["y"] - first["y"]) < 1, (first, now)

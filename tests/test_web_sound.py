@@ -215,3 +215,62 @@ def test_last_seconds_tick_then_the_lost_partita(pages: Any) -> None:
     assert heard[-1] == "lose" and 1 <= len(ticks) <= 5 and set(ticks) == {"tick"}, heard
     view = page.evaluate("id => window.cirulla.conn.view(id)", table)
     assert view["status"] == "finished" and view["forfeit"]["reason"] == "timeout"
+
+
+def test_the_partita_clocks_last_seconds_tick_then_the_lost_partita(pages: Any) -> None:
+    """No move clock, a partita clock of 12 s: its last seconds tick on our turn."""
+    page = pages()
+    guest(page)
+    deck = stacked(2, 1, [["4S", "QC", "KD"], ["5H", "6D", "JH"]], ["4D", "7C", "2S", "KH"])
+    config = {
+        "players": 2,
+        "bots": {"1": "facile"},
+        "move_seconds": None,
+        "partita_seconds": 12,
+        "options": {"hands": 1},
+    }
+    table = create(page, config, decks=[deck], dealer=1)
+    open_table(page, table)
+    moves = wait_my_turn(page)
+    view = page.evaluate("id => window.cirulla.conn.view(id)", table)
+    assert view["config"]["move_seconds"] is None and view["clocks"][0] is not None
+    # a click that plays nothing (it selects a card), then the partita clock runs out
+    code = next(m for m in moves if not m.startswith("!"))[:2]
+    page.locator(f".hand-card[data-code='{code}']").click()
+    page.wait_for_function("() => window.__cirullaSounds.includes('lose')", timeout=30_000)
+    heard = sounds(page)
+    ticks = heard[:-1]
+    assert heard[-1] == "lose" and 1 <= len(ticks) <= 5 and set(ticks) == {"tick"}, heard
+    view = page.evaluate("id => window.cirulla.conn.view(id)", table)
+    assert view["status"] == "finished" and view["forfeit"]["reason"] == "timeout"
+
+
+def test_a_won_partita_sounds_win_and_a_spectator_hears_its_end(pages: Any, server: Server) -> None:
+    """The other player (a scripted one, seat 1) abandons: our side wins the partita."""
+    page, rail = pages(), pages()
+    guest(page)
+    guest(rail)
+    table = create(page, {"players": 2, "options": {"hands": 1}})
+    other = Player(server).guest().connect()
+    try:
+        other.join(table)
+        assert other.sit(table, 1)["type"] == "ack"
+        for p in (page, rail):  # (whoever is to move: nobody will)
+            open_table(p, table)
+            expect(p.locator(".board .hand-area, .board").first).to_be_visible()
+        # each has touched the page (sound is allowed from then on); nothing sounded yet
+        for p in (page, rail):
+            p.locator(".table-title").click()
+            assert sounds(p) == []
+        page.wait_for_function("id => window.cirulla.conn.view(id).status === 'playing'", arg=table)
+        other.drain()  # the deal's frames: its version is the table's
+        answer = other.command({"type": "abandon", "table": table, "version": other.version[table]})
+        assert answer["type"] == "ack", answer
+        page.wait_for_function("() => window.__cirullaSounds.includes('win')")
+        rail.wait_for_function("() => window.__cirullaSounds.includes('end')")
+        assert sounds(page) == ["win"] and sounds(rail) == ["end"]
+        view = page.evaluate("id => window.cirulla.conn.view(id)", table)
+        assert view["status"] == "finished" and view["forfeit"]["reason"] == "abandon"
+        expect(page.locator(".end-panel")).to_be_visible()
+    finally:
+        other.close()

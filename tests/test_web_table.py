@@ -656,9 +656,13 @@ def test_a_server_error_is_shown_and_the_view_resyncs(pages: Any) -> None:
     assert view["deal"]["history"][-1]["type"] == "deal"
     assert sorted(hand_cards(page)) == ["4S", "KD", "QC"]
     assert sorted(table_cards(page)) == sorted(U1_TABLE)
-    # and the player can go on
+    # and the player can go on: the card stays chosen (table-play.js gives the selection
+    # back when a move is refused), the captures are picked again. (Pressing the card
+    # again would unselect it, or play it as a double click when quick enough.)
+    expect(card(page, "hand", "4S")).to_have_class(re.compile(r"\bselected\b"))
     play_turn_move = capture(legal(page), "4S", {"4D", "7C"})
-    play_by_clicks(page, play_turn_move)
+    press(card(page, "table", "4D"))
+    press(card(page, "table", "7C"))
     played(page, table, play_turn_move)
 
 

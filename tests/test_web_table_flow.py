@@ -115,9 +115,18 @@ WATCH_SHEET = """() => {
 
 
 def box(locator: Any) -> dict[str, float]:
-    b = locator.bounding_box()
-    assert b is not None
-    return dict(b)
+    """The element's box in the page (not the viewport: Playwright scrolls to tap), found
+    and measured in one step, once it is shown: the board is drawn again at each frame,
+    and a box asked for while that happens is none at all."""
+    for _ in range(20):
+        locator.wait_for(state="visible")
+        found: dict[str, float] = locator.evaluate(
+            """e => { const r = e.getBoundingClientRect();
+                return {x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height}; }"""
+        )
+        if found["width"] and found["height"]:
+            return found
+    raise AssertionError(f"{locator} has no box")
 
 
 def overlap(a: dict[str, float], b: dict[str, float]) -> bool:

@@ -103,10 +103,18 @@ def test_automatic_declaration_switched_off_at_the_table(pages: Any) -> None:
 
 
 def card_styles(page: Any) -> set[str]:
-    srcs: list[str] = page.eval_on_selector_all(
-        ".hand-card img", "els => els.map(e => e.getAttribute('src'))"
+    """The deck each hand card is drawn from: the sprite the page carried (its symbol's
+    id names the style) or a card file (its path does)."""
+    arts: list[str] = page.eval_on_selector_all(
+        ".hand-card",
+        """els => els.map(e => {
+            const use = e.querySelector("svg.card-art use");
+            if (use) return use.getAttribute("href").split("-")[1];
+            const img = e.querySelector("img");
+            return img ? img.getAttribute("src").split("/")[3] : "none";
+        })""",
     )
-    return {src.split("/")[3] for src in srcs}
+    return set(arts)
 
 
 def test_deck_style_switched_at_the_table(pages: Any) -> None:
@@ -123,8 +131,8 @@ def test_deck_style_switched_at_the_table(pages: Any) -> None:
         panel.locator("select[name='deck_style']").select_option("piacentine")
     # drawn again at once, in the other deck; saved like the profile saves it
     page.wait_for_function(
-        """() => [...document.querySelectorAll('.hand-card img')]
-            .every(i => i.src.includes('/piacentine/'))"""
+        """() => [...document.querySelectorAll('.hand-card')]
+            .every(c => c.dataset.style === 'piacentine')"""
     )
     assert card_styles(page) == {"piacentine"}
     assert page.request.get("/api/me").json()["user"]["options"]["deck_style"] == "piacentine"

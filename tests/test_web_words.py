@@ -55,6 +55,19 @@ PLURALS = """async ([lang, key, n]) => {
         ("en", "table.points", "1 point", "2 points"),
         ("it", "history.deals", "1 smazzata", "2 smazzate"),
         ("en", "create.seconds", "1 second", "2 seconds"),
+        # the Cirulo table's counts, and the house rules changed in the create form
+        ("it", "cirulo.cards_left", "1 carta in mano", "2 carte in mano"),
+        ("en", "cirulo.cards_left", "1 card in hand", "2 cards in hand"),
+        ("it", "cirulo.tricks_won", "1 presa vinta", "2 prese vinte"),
+        ("en", "cirulo.tricks_won", "1 trick won", "2 tricks won"),
+        ("it", "cirulo.your_hand", "La tua mano (1 carta)", "La tua mano (2 carte)"),
+        ("en", "cirulo.your_hand", "Your hand (1 card)", "Your hand (2 cards)"),
+        ("it", "cirulo.coins", "1 punto di oros", "2 punti di oros"),
+        ("it", "cirulo.trick.coins", "1 punto di oros", "2 punti di oros"),
+        ("it", "cirulo.coins_taken", "1 punto di oros preso", "2 punti di oros presi"),
+        ("en", "cirulo.coins_taken", "1 coin point (oros) taken", "2 coin points (oros) taken"),
+        ("it", "create.changed", "1 cambiata", "2 cambiate"),
+        ("en", "create.changed", "1 changed", "2 changed"),
     ],
 )
 def test_counts_follow_the_languages_plural_rules(
@@ -65,6 +78,46 @@ def test_counts_follow_the_languages_plural_rules(
     page.wait_for_selector("#app *")
     assert page.evaluate(PLURALS, [lang, key, 1]) == one
     assert page.evaluate(PLURALS, [lang, key, 2]) == two
+
+
+SEAT_SUMMARY = """async ([lang, cards, tricks, coins]) => {
+    const i18n = await import('/static/js/i18n.js');
+    await i18n.setLanguage(lang);
+    const p = (key, n) => i18n.plural(key, n);
+    return i18n.t("cirulo.seat.summary", {
+        cards: p("cirulo.cards_left", cards),
+        tricks: p("cirulo.tricks", tricks),
+        coins: p("cirulo.coins", coins),
+    });
+}"""
+
+
+def test_a_cirulo_seat_is_described_in_the_singular_for_one(pages: Any) -> None:
+    """What a Cirulo seat's label says (js/cirulo-board.js): each count by its own form."""
+    page = pages()
+    page.goto("/")
+    page.wait_for_selector("#app *")
+    said = page.evaluate(SEAT_SUMMARY, ["it", 1, 1, 1])
+    assert said == "1 carta in mano, 1 presa, 1 punto di oros"
+    said = page.evaluate(SEAT_SUMMARY, ["it", 3, 0, 2])
+    assert said == "3 carte in mano, 0 prese, 2 punti di oros"
+    said = page.evaluate(SEAT_SUMMARY, ["en", 1, 2, 1])
+    assert said == "1 card in hand, 2 tricks, 1 coin point (oros)"
+
+
+def test_the_create_form_says_one_house_rule_changed(pages: Any) -> None:
+    page = pages()
+    guest(page)
+    page.goto("/lobby")
+    rules = page.locator(".create-form .house-rules")
+    rules.locator("summary").click()
+    first = rules.locator(".rules-list input[type=checkbox]:not([disabled])").first
+    first.click()
+    # the summary is written when the form is drawn: a language switch draws it again
+    page.locator('.langswitch button[data-lang="en"]').click()
+    expect(rules.locator("summary")).to_have_text("House rules (1 changed)")
+    page.locator('.langswitch button[data-lang="it"]').click()
+    expect(rules.locator("summary")).to_have_text("Regole della casa (1 cambiata)")
 
 
 def test_the_lobby_says_one_smazzata(pages: Any, server: Server) -> None:
@@ -94,11 +147,17 @@ def test_team_names_fit_the_header_with_the_whole_name_in_the_title(pages: Any) 
     seats = view["seats"]
     for i in range(2):
         whole = f"{seats[i]['name']} + {seats[i + 2]['name']}"
-        dt = names.nth(i)
-        expect(dt).to_have_attribute("title", whole)
-        box = dt.bounding_box()
-        assert box is not None and box["x"] + box["width"] <= 390, box
-        assert dt.evaluate("e => getComputedStyle(e).textOverflow") == "ellipsis"
+        expect(names.nth(i)).to_have_attribute("title", whole)
+    # read at one instant in the page: the bots' moves draw the header again and again
+    drawn = names.evaluate_all(
+        """els => els.map(e => { const r = e.getBoundingClientRect();
+            const overflow = getComputedStyle(e).textOverflow;
+            return {right: r.right, width: r.width, overflow}; })"""
+    )
+    assert len(drawn) == 2
+    for d in drawn:
+        assert d["width"] > 0 and d["right"] <= 390, d
+        assert d["overflow"] == "ellipsis", d
 
 
 def test_the_accuso_dialog_says_what_each_choice_is_worth(pages: Any) -> None:
@@ -144,3 +203,29 @@ def test_a_drag_over_an_ambiguous_card_says_to_pick_card_by_card(pages: Any) -> 
     page.mouse.up()
     expect(page.locator(".drop-ambiguous")).to_have_count(0)
     expect(card(page, "hand", "KC")).to_have_class(re.compile("selected"))
+
+
+def test_numbers_written_without_intl_are_written_as_intl_writes_them(pages: Any) -> None:
+    """i18n.js formatNumber and chips.js num skip Intl.NumberFormat (costly to make on a
+    phone) for whole numbers below 1000: the same text in both languages."""
+    page = pages()
+    page.goto("/")
+    page.wait_for_selector("#app *")
+    differ = page.evaluate(
+        """async () => {
+            const i18n = await import('/static/js/i18n.js');
+            const chips = await import('/static/js/pages/chips.js');
+            const out = [];
+            for (const lang of ['it', 'en']) {
+                await i18n.setLanguage(lang);
+                const intl = new Intl.NumberFormat(lang === 'it' ? 'it-IT' : 'en-GB');
+                for (const n of [-999, -12, -1, 0, 1, 7, 42, 200, 999, 1000, 12345, 1.5]) {
+                    if (i18n.formatNumber(n) !== intl.format(n)) out.push([lang, n, 'i18n']);
+                    if (chips.num(n, 1) !== new Intl.NumberFormat(lang === 'it' ? 'it-IT' : 'en-GB',
+                        {maximumFractionDigits: 1}).format(n)) out.push([lang, n, 'chips']);
+                }
+            }
+            return out;
+        }"""
+    )
+    assert differ == []

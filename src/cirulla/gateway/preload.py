@@ -6,15 +6,19 @@ arrived, so on a phone network every level of the import graph costs a round tri
 `<link rel="modulepreload">`, the whole static graph of `app.js` and of the page's own
 module, so the browser fetches them all at once. What the page reads first comes in the
 HTML itself as JSON data blocks: the catalogs of the reader's language (i18n.js loads
-only those; catalog_json joins its three files) and, on the table pages, the decks'
-index. The
+only those; catalog_json joins its three files) and, on the pages that draw cards at
+once, the decks' index and the reader's deck as one sprite (deck_sprite: its 41 SVG
+files would be 41 requests after the board is drawn, the cards blank until then). The
 graph is read from the modules' `import ... from "..."` lines, so the list never goes
 stale; the page each address loads mirrors app.js's PAGES, which a test keeps in step.
 
 The stylesheets index.html links are served as one file (`/static/bundle/<hash>.css`,
 their plain concatenation in the same order, which is what the browser applies anyway):
 one request instead of seven. The files on disk stay the source: the bundle is made
-again whenever one of them changes.
+again whenever one of them changes. The table's page links only the bundle of the
+stylesheets it uses (PAGE_STYLESHEETS; the lobby's too), with the whole bundle's address beside it
+(`data-full`): the client adds that one once the page is drawn, then drops the part (the
+whole bundle alone decides every rule, as it repeats the part's rules later).
 """
 
 from __future__ import annotations
@@ -31,12 +35,18 @@ from typing import Final
 __all__ = [
     "CATALOGS",
     "PAGE_MODULES",
+    "PAGE_STYLESHEETS",
     "PREFIX_MODULES",
     "CssBundle",
     "catalog_json",
     "css_bundle",
+    "css_bundle_at",
     "data_block",
+    "deck_index",
+    "deck_sprite",
     "index_html",
+    "key_prefixes",
+    "page_catalog",
     "page_module",
     "static_imports",
 ]
@@ -66,6 +76,21 @@ CATALOGS: Final = ("i18n/{lang}.js", "i18n/table.{lang}.js", "i18n/cirulo.{lang}
 
 #: Pages that draw cards as soon as they start: they need the decks' index at once.
 _DECK_PAGES: Final = frozenset({"table.js", "replay.js"})
+
+#: The stylesheets (of index.html's) that a page's first paint needs, when not all of them.
+PAGE_STYLESHEETS: Final = {
+    "table.js": ("app.css", "table.css", "competition.css", "chat.css"),
+    "pages/lobby.js": ("app.css", "cirulo.css", "tournaments.css", "competition.css", "chat.css"),
+}
+
+#: Pages whose HTML carries only the part of the catalog their first modules use
+#: (page_catalog): the table and the lobby, where a phone must be able to act soonest.
+#: i18n.js fetches the whole catalog after the first page is drawn; what comes later
+#: waits for it.
+_PART_CATALOG_PAGES: Final = frozenset({"table.js", "pages/lobby.js"})
+
+# What a key's first part looks like in a module: "table.status", `title.${page}`.
+_KEY_PREFIX = re.compile(r"[\"'`]([a-z][a-z_]*)\.(?=[a-z_{$])")
 
 # `import x from "./a.js"`, `import { a, b } from "./a.js"` (over several lines),
 # `import "./a.js"`, `export { a } from "./a.js"`; never the dynamic `import("./a.js")`.
@@ -127,10 +152,11 @@ def _stylesheets(web: Path) -> list[str]:
     return _STYLESHEET.findall((web / "index.html").read_text(encoding="utf-8"))
 
 
-def css_bundle(web: Path) -> CssBundle | None:
-    """The bundle of index.html's stylesheets as they are on disk now; None when they
-    cannot be joined without changing their meaning (then they stay separate)."""
-    files = [web / name for name in _stylesheets(web)]
+def css_bundle(web: Path, only: tuple[str, ...] | None = None) -> CssBundle | None:
+    """The bundle of index.html's stylesheets as they are on disk now (`only` those of
+    them, in index.html's order); None when they cannot be joined without changing
+    their meaning (then they stay separate)."""
+    files = [web / name for name in _stylesheets(web) if only is None or name in only]
     try:
         stamp = tuple((f.stat().st_mtime_ns, f.stat().st_size) for f in files)
     except OSError:
@@ -138,7 +164,16 @@ def css_bundle(web: Path) -> CssBundle | None:
     return _bundle(tuple(files), stamp)
 
 
-@lru_cache(maxsize=4)
+def css_bundle_at(web: Path, href: str) -> CssBundle | None:
+    """The bundle (whole, or a page's part) served at `href`, as the files are now."""
+    for only in (None, *PAGE_STYLESHEETS.values()):
+        bundle = css_bundle(web, only)
+        if bundle is not None and bundle.href == href:
+            return bundle
+    return None
+
+
+@lru_cache(maxsize=8)
 def _bundle(files: tuple[Path, ...], stamp: tuple[tuple[int, int], ...]) -> CssBundle | None:
     # `stamp` is part of the cache key only: a changed file makes a new bundle
     del stamp
@@ -190,30 +225,118 @@ def _joined(files: tuple[Path, ...], stamp: tuple[tuple[int, int], ...]) -> byte
     return json.dumps(merged, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def key_prefixes(web: Path, page: str | None) -> frozenset[str]:
+    """The first parts of the catalog keys the modules of `page` (its static graph and
+    app.js's) may use: every string in them that starts like a key ("table.", `title.`).
+    A string that only looks like one keeps a few keys more, never fewer."""
+    files = tuple(web / module for module in _modules(web, page))
+    try:
+        stamp = tuple((f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    except OSError:
+        stamp = ()
+    return _prefixes(files, stamp)
+
+
+@lru_cache(maxsize=8)
+def _prefixes(files: tuple[Path, ...], stamp: tuple[tuple[int, int], ...]) -> frozenset[str]:
+    del stamp  # part of the cache key only
+    found: set[str] = set()
+    for f in files:
+        if f.is_file():
+            found.update(_KEY_PREFIX.findall(f.read_text(encoding="utf-8")))
+    return frozenset(found)
+
+
+def page_catalog(web: Path, lang: str, page: str | None) -> bytes | None:
+    """The part of `lang`'s catalog (catalog_json) whose keys start with a prefix the
+    page's first modules use (key_prefixes); None when the whole catalog is None."""
+    whole = catalog_json(web, lang)
+    return None if whole is None else _part(whole, key_prefixes(web, page))
+
+
+@lru_cache(maxsize=8)
+def _part(whole: bytes, prefixes: frozenset[str]) -> bytes:
+    texts = json.loads(whole)
+    part = {k: v for k, v in texts.items() if k.split(".", 1)[0] in prefixes}
+    return json.dumps(part, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 def data_block(name: str, *parts: str | bytes) -> str:
     """A `<script type="application/json" id=name>` of the JSON text `parts` joined, with
-    "<" escaped (valid JSON still) so that no "</script>" in the data can end it early."""
+    "</" and "<!" escaped (valid JSON still: "<" appears only in its strings) so that no
+    "</script>" or "<!--" in the data can end it early; other "<" stay one byte (an SVG
+    deck is full of them)."""
     text = "".join(p.decode("utf-8") if isinstance(p, bytes) else p for p in parts)
-    text = text.replace("<", "\\u003c")
+    text = text.replace("</", "\\u003c/").replace("<!", "\\u003c!")
     return f'  <script type="application/json" id="{name}">{text}</script>\n'
 
 
-def _json_file(path: Path) -> str | None:
-    """The JSON file at `path`, minified; None when it is missing or not JSON."""
+def deck_index(web: Path) -> str | None:
+    """decks/index.json as the client reads it (cards.js): each style's cards and back,
+    without the names, corners and palettes the deck generator wrote there."""
+    path = web / "decks" / "index.json"
     try:
         stat = path.stat()
     except OSError:
         return None
-    return _minified(path, (stat.st_mtime_ns, stat.st_size))
+    return _deck_index(path, (stat.st_mtime_ns, stat.st_size))
+
+
+@lru_cache(maxsize=2)
+def _deck_index(path: Path, stamp: tuple[int, int]) -> str | None:
+    del stamp  # part of the cache key only
+    try:
+        styles = json.loads(path.read_bytes())["styles"]
+        kept = {s: {"cards": d["cards"], "back": d["back"]} for s, d in styles.items()}
+    except (ValueError, KeyError, TypeError):
+        return None
+    return json.dumps({"styles": kept}, separators=(",", ":"))
+
+
+_SVG_ROOT = re.compile(r"\A\s*<svg\b[^>]*>")
+_TITLE = re.compile(r"<title\b[^>]*>.*?</title>", re.DOTALL)
+_BETWEEN_LINES = re.compile(r">\s*\n\s*<")
+
+
+def deck_sprite(web: Path, style: str) -> str | None:
+    """The cards of deck `style` (and its back, "back") as one JSON object
+    {"style", "viewBox", "cards": {code: the card's SVG content}}: cards.js draws each
+    card from it inline (an SVG <symbol> per card, made when first drawn), with no request
+    per card. The content is each file's, without its root element, title and line
+    breaks between elements. None when the style has no complete deck."""
+    index = deck_index(web)
+    if index is None or not re.fullmatch(r"[a-z]+", style):
+        return None
+    entry = json.loads(index)["styles"].get(style)
+    if entry is None:
+        return None
+    files = [web / "decks" / style / f"{code}.svg" for code in entry["cards"]]
+    files.append(web / "decks" / style / entry["back"])
+    try:
+        stamp = tuple((f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    except OSError:
+        return None
+    return _sprite(style, tuple(files), stamp)
 
 
 @lru_cache(maxsize=4)
-def _minified(path: Path, stamp: tuple[int, int]) -> str | None:
+def _sprite(style: str, files: tuple[Path, ...], stamp: tuple[tuple[int, int], ...]) -> str | None:
     del stamp  # part of the cache key only
-    try:
-        return json.dumps(json.loads(path.read_bytes()), separators=(",", ":"))
-    except ValueError:
-        return None
+    cards: dict[str, str] = {}
+    box = None
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        root = _SVG_ROOT.match(text)
+        end = text.rfind("</svg>")
+        if root is None or end < 0:
+            return None
+        found = re.search(r'viewBox="([^"]+)"', root.group(0))
+        if found is None or box not in (None, found.group(1)):
+            return None  # one viewBox for the whole deck: the cards are drawn alike
+        box = found.group(1)
+        body = _BETWEEN_LINES.sub("><", _TITLE.sub("", text[root.end() : end])).strip()
+        cards["back" if f.stem == "back" else f.stem] = body
+    return json.dumps({"style": style, "viewBox": box, "cards": cards}, separators=(",", ":"))
 
 
 @cache
@@ -224,15 +347,19 @@ def _modules(web: Path, page: str | None) -> tuple[str, ...]:
     return tuple(modules)
 
 
-def index_html(web: Path, page: str | None, lang: str = "it") -> str:
+def index_html(web: Path, page: str | None, lang: str = "it", deck: str | None = None) -> str:
     """index.html for `page` (a module under web/js, or None) read in `lang`: its
-    modules preloaded, its catalogs (and on the table pages the decks' index) carried,
-    the stylesheets bundled in the place of the first."""
+    modules preloaded, its catalogs (and on the table pages the decks' index and the
+    deck `deck`, the reader's style) carried, the stylesheets bundled in the place of
+    the first."""
     html = (web / "index.html").read_text(encoding="utf-8")
     bundle = css_bundle(web)
+    part = css_bundle(web, PAGE_STYLESHEETS[page]) if page in PAGE_STYLESHEETS else None
     first = _STYLESHEET.search(html)
     if bundle is not None and first is not None:
         tag = f'  <link rel="stylesheet" href="{bundle.href}">\n'
+        if part is not None:
+            tag = f'  <link rel="stylesheet" href="{part.href}" data-full="{bundle.href}">\n'
         html = html[: first.start()] + tag + _STYLESHEET.sub("", html[first.start() :])
     wanted = [m for m in _modules(web, page) if m != "js/app.js"]
     catalog = catalog_json(web, lang)
@@ -240,13 +367,21 @@ def index_html(web: Path, page: str | None, lang: str = "it") -> str:
         wanted += [c.format(lang=lang) for c in CATALOGS]
     preloads = [f'  <link rel="modulepreload" href="/static/{m}">\n' for m in wanted]
     # what the page reads first comes with it, as JSON data blocks (not code: the policy
-    # allows no inline script): the catalog i18n.js starts with, the decks' index
+    # allows no inline script): the catalog i18n.js starts with (the page's part of it on
+    # the table and in the lobby), the decks' index and the reader's deck
     blocks = []
-    if catalog is not None:
+    if catalog is not None and page in _PART_CATALOG_PAGES:
+        texts = page_catalog(web, lang, page)
+        head = f'{{"lang":"{lang}","partial":true,"texts":'
+        blocks.append(data_block("cirulla-catalog", head, texts or catalog, "}"))
+    elif catalog is not None:
         blocks.append(data_block("cirulla-catalog", f'{{"lang":"{lang}","texts":', catalog, "}"))
-    decks = _json_file(web / "decks" / "index.json") if page in _DECK_PAGES else None
+    decks = deck_index(web) if page in _DECK_PAGES else None
     if decks is not None:
         blocks.append(data_block("cirulla-decks", decks))
+        sprite = deck_sprite(web, deck) if deck is not None else None
+        if sprite is not None:
+            blocks.append(data_block("cirulla-deck", sprite))
     preloads += blocks
     marker = '  <script type="module"'
     return html.replace(marker, "".join(preloads) + marker, 1) if marker in html else html

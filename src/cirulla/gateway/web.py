@@ -2,7 +2,8 @@
 
 Each page's HTML carries what the client would otherwise ask for first: the answer of
 GET /api/me as a JSON data block (`#cirulla-bootstrap`, not code: the policy forbids
-inline scripts), and the preloads of gateway/preload.py. On a phone each request saved
+inline scripts), and the preloads of gateway/preload.py (with, on the table pages, the
+cards of the reader's deck style). On a phone each request saved
 is a round trip saved.
 """
 
@@ -23,7 +24,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from .accounts import me
 from .errors import UNAVAILABLE_ERRORS, ApiError
-from .preload import catalog_json, css_bundle, data_block, index_html, page_module
+from .preload import catalog_json, css_bundle_at, data_block, index_html, page_module
 from .security import optional_user
 
 __all__ = ["LANGUAGE_COOKIE", "PAGES", "install_web", "reader_language"]
@@ -84,6 +85,16 @@ async def _bootstrap(request: Request) -> dict[str, Any] | None:
         return None
 
 
+def _deck_style(boot: dict[str, Any] | None) -> str | None:
+    """The reader's deck style (their `deck_style` option), whose cards the table pages
+    carry: none when logged out or unknown."""
+    user = ((boot or {}).get("me") or {}).get("user")
+    if not isinstance(user, dict):
+        return None
+    style = (user.get("options") or {}).get("deck_style", "french")
+    return style if isinstance(style, str) else None
+
+
 @lru_cache(maxsize=8)
 def _gzipped(body: bytes) -> bytes:
     return gzip.compress(body, 9)
@@ -96,8 +107,8 @@ def install_web(app: FastAPI) -> None:
         lang = reader_language(
             request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language")
         )
-        html = index_html(WEB, page_module(request.url.path), lang)
         boot = await _bootstrap(request)
+        html = index_html(WEB, page_module(request.url.path), lang, _deck_style(boot))
         if boot is not None:
             block = data_block("cirulla-bootstrap", json.dumps(boot, separators=(",", ":")))
             html = html.replace("</title>\n", "</title>\n" + block, 1)
@@ -122,8 +133,8 @@ def install_web(app: FastAPI) -> None:
 
     async def stylesheets(request: Request, name: str) -> Response:
         # the address names the content: cached for good, a new release gets a new one
-        bundle = css_bundle(WEB)
-        if bundle is None or bundle.href != f"/static/bundle/{name}":
+        bundle = css_bundle_at(WEB, f"/static/bundle/{name}")
+        if bundle is None:
             raise ApiError(404, "not_found", "No such stylesheet bundle.")
         headers = {
             "Cache-Control": "public, max-age=31536000, immutable",

@@ -2,13 +2,40 @@
 // Pages are modules loaded when first needed: pages/*.js for the pages, table.js and
 // replay.js for a table in play and a finished partita. Each page is mounted with
 // mount(root, ctx) and answers {unmount()}.
-import { api } from "./api.js";
-import { LANGUAGES, language, setLanguage, t } from "./i18n.js";
+import { LANGUAGES, language, setLanguage, t, whenComplete } from "./i18n.js";
 import { Connection } from "./socket.js";
-import { h, fill, link } from "./pages/dom.js";
-import { readableError } from "./pages/errors.js";
-import { notify } from "./pages/toast.js";
-import { walletBadge, walletOf } from "./pages/wallet.js";
+import { h, fill, link, whenStyled } from "./pages/dom.js";
+import { walletBadge, walletOf } from "./pages/chips.js";
+
+// What the first page can do without comes after it (on a phone each module before it is
+// a request on its way): HTTP calls (the HTML carried GET /api/me), toasts, sound and
+// the tournaments' notices, these two once the first page is drawn and the browser idle
+// (`firstPage`), with the whole catalog and stylesheets (`complete`: the table's page
+// carries only the part it needs of each).
+async function api(...args) {
+  return (await import("./api.js")).api(...args);
+}
+
+function notify(text, kind = "info") {
+  import("./pages/toast.js").then((m) => m.notify(text, kind), (err) => console.error(err));
+}
+
+function complete() {
+  return Promise.all([whenComplete(), whenStyled()]);
+}
+
+function notifyError(err) {
+  Promise.all([import("./pages/errors.js"), whenComplete()]).then(
+    ([m]) => notify(m.readableError(err), "error"),
+    (e) => console.error(e),
+  );
+}
+
+let firstDrawn = null;
+let htmlPath = location.pathname; // the page the HTML was made for, until it is drawn
+const firstPage = new Promise((resolve) => {
+  firstDrawn = resolve;
+}).then(complete);
 
 // The server's default language option (gateway/accounts.py OPTION_DEFAULTS): an account
 // that still has it never chose, so the browser's preference is kept.
@@ -61,6 +88,7 @@ const state = {
   renderToken: 0,
   wallet: null, // {chips, escrow, known} for the top bar
   fresh: false, // the user and balance came with the page: the first render asks nothing
+  early: null, // {id, done}: boot.js's join of this page's table (adoptEarlyJoin)
 };
 
 const shell = {
@@ -114,16 +142,42 @@ function setUser(user, { adoptLanguage = true } = {}) {
 }
 
 function openConnection() {
+  const early = window.cirullaEarlySocket?.table ?? null; // before the Connection takes it
   const conn = new Connection();
   state.conn = conn;
+  if (early) state.early = { id: early.id, done: adoptEarlyJoin(conn, early) };
   conn.addEventListener("status", (e) => {
     updateStatus();
     if (e.detail.status === "offline") checkSessionSoon();
   });
-  conn.addEventListener("servererror", (e) => notify(readableError(e.detail), "error"));
+  conn.addEventListener("servererror", (e) => notifyError(e.detail));
   conn.addEventListener("table", (e) => watchChips(conn, e.detail));
   watchTournamentsSoon(conn);
   updateStatus();
+}
+
+// The join boot.js sent as the socket opened, for this page's table: once it is
+// answered, the table is watched with the view it brought (conn.view has it), and the
+// table page, which waits for this, joins only for what came since: the view is here a
+// round trip sooner, and comes once. The frames replayed from boot.js (the welcome among
+// them) go first. Without that view (an error, no socket) the page joins as usual.
+function adoptEarlyJoin(conn, early) {
+  return new Promise((resolve) => {
+    let done = false;
+    const adopt = () => {
+      if (done) return;
+      done = true;
+      const ok = early.answer && early.answer.type === "ack" && early.frames.some((f) => f.type === "sync");
+      if (ok && state.conn === conn && !conn.tables.has(early.id)) {
+        conn.tables.set(early.id, { version: null, view: null, invite: early.invite });
+        for (const frame of early.frames) conn.onFrame(frame);
+      }
+      resolve();
+    };
+    if (early.answer) queueMicrotask(adopt); // after socket.js's replay of the early frames
+    else early.onAnswer = adopt;
+    setTimeout(adopt, 10000); // never answered: the page joins as usual
+  });
 }
 
 // A tournament's round: a notice, and the player's table opens by itself. The module
@@ -140,7 +194,7 @@ function watchTournamentsSoon(conn) {
     },
     removeEventListener: (type, listener) => conn.removeEventListener(type, listener),
   };
-  import("./pages/tournament-notices.js").then(
+  firstPage.then(() => import("./pages/tournament-notices.js")).then(
     ({ watchTournaments }) => {
       conn.removeEventListener("tournament", keep);
       if (state.conn !== conn) return; // logged out meanwhile
@@ -218,7 +272,7 @@ async function logout() {
   try {
     await api("POST", "/api/logout");
   } catch (err) {
-    notify(readableError(err), "error");
+    notifyError(err);
   }
   setUser(null);
   navigate("/", { replace: true });
@@ -233,7 +287,7 @@ async function chooseLanguage(lang) {
       const data = await api("PUT", "/api/me/options", { language: lang });
       state.user = data.user;
     } catch (err) {
-      notify(readableError(err), "error");
+      notifyError(err);
     }
   }
 }
@@ -297,7 +351,11 @@ async function render() {
   const [load, fn] = PAGES[route.page];
   let mod;
   try {
-    mod = await load();
+    // any page but the one the HTML was made for: with the whole catalog and stylesheets
+    // (the HTML may have carried only the part that page needs)
+    const first = url.pathname === htmlPath;
+    htmlPath = null;
+    [mod] = await Promise.all([load(), first ? null : complete()]);
   } catch (err) {
     console.error(err);
     if (token !== state.renderToken) return;
@@ -332,8 +390,12 @@ function pageContext(page, params, url) {
     navigate,
   };
   if (page === "table" || page === "replay") {
+    // boot.js's join of this table, for the first page only (table.js waits for it)
+    const early = page === "table" && state.early && state.early.id === params[0] ? state.early.done : null;
+    state.early = null;
     return {
       ...common,
+      early,
       tableId: params[0],
       invite: url.searchParams.get("invite"),
       options: { ...(user ? user.options : {}), language: language() },
@@ -426,13 +488,28 @@ function onLanguageChange() {
 }
 
 async function start() {
-  // Sound from the start (the page's first click or key unlocks it), but not on the way
-  // to the first page: the table's modules import it anyway.
-  import("./sound.js").catch((err) => console.error(err));
+  // Sound once the first page is drawn (a click before it still counts: sound.js reads
+  // the browser's record of the page's first interaction).
+  firstPage.then(() => import("./sound.js")).catch((err) => console.error(err));
+  window.__cirullaSounds = window.__cirullaSounds || []; // sound.js's record, there from the start
   const app = document.getElementById("app");
   shell.bar = h("header", { class: "topbar" });
   shell.main = h("main", { id: "main", class: "main", tabindex: "-1" });
-  fill(app, h("a", { class: "skip", href: "#main" }, t("app.skip")), shell.bar, shell.main);
+  // The shell goes into the document with the first page in it: one layout and one
+  // paint for both, not a first one for the bar alone (a phone's CPU is slow); a first
+  // page slow to come shows the bar meanwhile.
+  const show = () => {
+    if (shell.main.isConnected) return;
+    fill(app, h("a", { class: "skip", href: "#main" }, t("app.skip")), shell.bar, shell.main);
+    // focused once drawn (focus() now would lay the page out before its first frame),
+    // unless the player has put the focus somewhere meanwhile
+    const focus = () => {
+      const a = document.activeElement;
+      if (!a || a === document.body) shell.main.focus({ preventScroll: true });
+    };
+    requestAnimationFrame(() => setTimeout(focus));
+  };
+  const late = setTimeout(show, 1000);
   document.documentElement.lang = language();
   document.addEventListener("click", onLinkClick);
   window.addEventListener("popstate", () => render());
@@ -446,12 +523,16 @@ async function start() {
     try {
       user = await loadSession();
     } catch (err) {
-      notify(readableError(err), "error");
+      notifyError(err);
     }
   }
   if (user) setUser(user); // draws the bar
   else renderBar();
   await render();
+  clearTimeout(late);
+  show();
+  const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));
+  idle(() => firstDrawn(), { timeout: 500 });
 }
 
 // For debugging and the browser tests: the live connection and the user.

@@ -1,6 +1,8 @@
 // Cards: codes ("7H"), capture values, names per deck style and language (the same
 // names as cirulla.cards.Card.name), and card elements drawn from the SVG decks in
-// /static/decks/<style>/ or, when a style's deck is missing, a plain face.
+// /static/decks/<style>/ or, when a style's deck is missing, a plain face. The reader's
+// deck comes with the table pages' HTML as one sprite (gateway/preload.py deck_sprite):
+// its cards are drawn inline from it, at once and without a request each.
 
 export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"];
 export const SUITS = ["D", "H", "C", "S"];
@@ -65,7 +67,71 @@ export function cardNames(codes, style, lang) {
 let deckIndex = null;
 let deckIndexPromise = null;
 
+// The sprite the page carries: {style, viewBox, cards: {code: SVG content}}; each card's
+// <symbol> is made the first time it is drawn, in one hidden <svg> of the document.
+let sprite = null;
+let spriteRoot = null;
+const made = new Set(); // the symbols in spriteRoot, or about to be
+let pending = []; // [id, code] of the symbols to make
+const SVG = "http://www.w3.org/2000/svg";
+
+function readSprite() {
+  const carried = document.getElementById("cirulla-deck");
+  if (!carried) return;
+  try {
+    const data = JSON.parse(carried.textContent);
+    if (data && typeof data.style === "string" && data.cards) sprite = data;
+  } catch {
+    // not JSON: the cards come one file each
+  }
+}
+
+// The id of `code`'s symbol ("back" for the back) in `style`; null when the sprite has
+// not that style. A symbol not made yet is made with the others asked for in the same
+// task, in one parse (a microtask later: before the page is drawn).
+function symbolOf(code, style) {
+  if (!sprite || sprite.style !== style || typeof sprite.cards[code] !== "string") return null;
+  const id = `deck-${style}-${code}`;
+  if (spriteRoot && !spriteRoot.isConnected) {
+    spriteRoot = null;
+    made.clear();
+  }
+  if (!made.has(id)) {
+    made.add(id);
+    if (!pending.length) queueMicrotask(makeSymbols);
+    pending.push([id, code]);
+  }
+  return id;
+}
+
+function makeSymbols() {
+  if (!spriteRoot) {
+    spriteRoot = document.createElementNS(SVG, "svg");
+    spriteRoot.setAttribute("class", "deck-sprite");
+    spriteRoot.setAttribute("aria-hidden", "true");
+    document.body.append(spriteRoot);
+  }
+  const box = sprite.viewBox;
+  const markup = pending.map(([id, code]) => `<symbol id="${id}" viewBox="${box}">${sprite.cards[code]}</symbol>`);
+  pending = [];
+  spriteRoot.insertAdjacentHTML("beforeend", markup.join("")); // parsed as SVG (its context)
+}
+
+// The art of a card (or its back) drawn from the sprite: an <svg> using its symbol.
+function spriteArt(id) {
+  const art = document.createElementNS(SVG, "svg");
+  art.setAttribute("class", "card-art");
+  art.setAttribute("viewBox", sprite.viewBox);
+  art.setAttribute("aria-hidden", "true");
+  art.setAttribute("focusable", "false");
+  const use = document.createElementNS(SVG, "use");
+  use.setAttribute("href", `#${id}`);
+  art.append(use);
+  return art;
+}
+
 export function loadDecks() {
+  if (!sprite) readSprite();
   const carried = document.getElementById("cirulla-decks"); // the table pages' HTML has it
   if (!deckIndexPromise && carried) {
     try {
@@ -110,7 +176,11 @@ export function cardElement(code, { style = "french", lang = "it", tag = "div", 
     el.setAttribute("aria-label", name);
   }
   el.title = name;
-  if (hasDeck(style)) {
+  el.dataset.style = style;
+  const symbol = hasDeck(style) ? symbolOf(code, style) : null;
+  if (symbol) {
+    el.append(spriteArt(symbol));
+  } else if (hasDeck(style)) {
     const img = document.createElement("img");
     img.src = cardImage(code, style);
     img.alt = "";
@@ -137,7 +207,10 @@ export function backElement(style = "french") {
   const el = document.createElement("div");
   el.className = "card back";
   el.setAttribute("aria-hidden", "true");
-  if (hasDeck(style)) {
+  const symbol = hasDeck(style) ? symbolOf("back", style) : null;
+  if (symbol) {
+    el.append(spriteArt(symbol));
+  } else if (hasDeck(style)) {
     const img = document.createElement("img");
     img.src = `/static/decks/${encodeURIComponent(style)}/back.svg`;
     img.alt = "";

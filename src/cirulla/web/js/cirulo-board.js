@@ -4,10 +4,10 @@
 // and the encirculated tricks face down with their coin points; the trick in the
 // middle with the suit led; the own hand sorted by suit. Pure drawing: nothing here
 // decides what is legal, it only marks what the server's legal_moves say.
-import { botBadge } from "./bot-badge.js";
 import { backElement, cardElement, cardName, SUITS, sortHand, suitName, suitOf, suitPip } from "./cirulo-cards.js";
-import { t } from "./i18n.js";
+import { plural, t } from "./i18n.js";
 import { h } from "./table-dom.js";
+import { botBadge } from "./pages/dom.js";
 
 // Where seat s sits: its angle on screen (degrees, y down), the bottom seat at 90 and
 // the next one on its right, at 90 - 360/n.
@@ -68,7 +68,7 @@ function seatElement(model, s) {
     name,
     toMove ? t("cirulo.to_move") : "",
     leads ? t("cirulo.leads.long") : "",
-    deal ? t("cirulo.seat.summary", { cards: count, tricks, coins }) : "",
+    deal ? t("cirulo.seat.summary", { cards: plural("cirulo.cards_left", count), tricks: plural("cirulo.tricks", tricks), coins: plural("cirulo.coins", coins) }) : "",
   ].filter(Boolean).join(", ");
   const el = h("section", {
     class: ["cseat", toMove ? "to-move" : null, you === s ? "mine" : null, seat ? null : "vacant", sin > 0.5 ? "low" : sin < -0.5 ? "high" : "mid"],
@@ -83,12 +83,12 @@ function seatElement(model, s) {
     h("span", { class: "clock move-clock", dataset: { seat: s }, hidden: true }),
     h("span", { class: "clock partita-clock", dataset: { seat: s }, hidden: true })) : null,
   deal ? h("div", { class: "cseat-facts", "aria-hidden": "true" },
-    h("span", { class: "cfact cards-left", title: t("cirulo.cards_left", { n: count }) }, h("span", { class: "cfact-icon cards-icon" }), String(count)),
-    h("span", { class: "cfact tricks-won", title: t("cirulo.tricks_won", { n: tricks }) }, t("cirulo.tricks.short", { n: tricks })),
-    h("span", { class: ["cfact", "coins-taken", coins ? "has-coins" : null], title: t("cirulo.coins_taken", { n: coins }) },
+    h("span", { class: "cfact cards-left", title: plural("cirulo.cards_left", count) }, h("span", { class: "cfact-icon cards-icon" }), String(count)),
+    h("span", { class: "cfact tricks-won", title: plural("cirulo.tricks_won", tricks) }, t("cirulo.tricks.short", { n: tricks })),
+    h("span", { class: ["cfact", "coins-taken", coins ? "has-coins" : null], title: plural("cirulo.coins_taken", coins) },
       suitPip("O", "cpip-fact"), String(coins))) : null,
   enc.length ? h("div", { class: "cencirculated", role: "group", "aria-label": t("cirulo.encirculated", { n: enc.length, points: enc.join(", ") }) },
-    enc.map((points) => backElement({ points, label: t("cirulo.encirculated.one", { points }) }))) : null);
+    enc.map((points) => backElement({ points, label: plural("cirulo.encirculated_trick", points) }))) : null);
   return place(el, angle);
 }
 
@@ -119,7 +119,7 @@ function trickArea(model) {
   if (done) {
     center = h("div", { class: "cled done" },
       h("span", {}, t("cirulo.trick.taken", { name: seatLabel(view.seats, done.winner) })),
-      done.encirculated ? h("span", { class: "cled-coins" }, suitPip("O"), t("cirulo.trick.coins", { n: done.coins })) : h("span", { class: "cled-clean" }, t("cirulo.trick.clean")));
+      done.encirculated ? h("span", { class: "cled-coins" }, suitPip("O"), plural("cirulo.trick.coins", done.coins)) : h("span", { class: "cled-clean" }, t("cirulo.trick.clean")));
   } else if (led) {
     center = h("div", { class: ["cled", `csuit-${led}`], title: t("cirulo.led.long", { suit: suitName(led, lang) }) },
       suitPip(led), h("span", {}, t("cirulo.led", { suit: suitName(led, lang) })));
@@ -143,7 +143,7 @@ function handArea(model) {
   const cards = sortHand(deal.hand, deck);
   const legalSet = new Set(legal || []);
   const groups = SUITS.map((suit) => cards.filter((c) => suitOf(c) === suit)).filter((g) => g.length);
-  return h("div", { class: "chand", role: "group", "aria-label": t("cirulo.your_hand", { n: cards.length }) },
+  return h("div", { class: "chand", role: "group", "aria-label": plural("cirulo.your_hand", cards.length) },
     groups.map((group) => h("div", { class: `chand-suit csuit-${suitOf(group[0])}` },
       group.map((code) => {
         const el = cardElement(code, { deck, lang, tag: model.interactive ? "button" : "div" });

@@ -3,11 +3,11 @@
 // balances in points and chips, the balances beside the board, the end of the game,
 // the seats of an open table and its settings. Amounts are whole numbers or, with
 // split "exact", fractions the server writes as "85/3".
-import { botBadge } from "./bot-badge.js";
 import { SPANISH_SUITS, suitName, suitPip } from "./cirulo-cards.js";
 import { seatLabel } from "./cirulo-board.js";
 import { t } from "./i18n.js";
 import { formatClock, h } from "./table-dom.js";
+import { botBadge } from "./pages/dom.js";
 
 // ---- amounts -----------------------------------------------------------------------------
 

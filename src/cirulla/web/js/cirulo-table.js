@@ -12,13 +12,10 @@ import { balancesPanel, configSummary, endPanel, infoStrip, seatList, settlement
 import { CiruloPlay } from "./cirulo-play.js";
 import { ciruloSounds } from "./cirulo-sound.js";
 import { chatPanel } from "./chat.js";
-import { language, t } from "./i18n.js";
-import { confirmDialog, errorText } from "./table-panels.js";
-import { fill, h } from "./table-dom.js";
-import { drawClocks } from "./table-clocks.js";
-import { announce, hint, toast } from "./table-notices.js";
+import { language, plural, t } from "./i18n.js";
+import { confirmDialog, errorText, TablePeople } from "./table-panels.js";
+import { announce, drawClocks, fill, h, hint, toast } from "./table-dom.js";
 import { tableOptions } from "./table-options.js";
-import { TablePeople } from "./table-people.js";
 import { TableSound } from "./table-sound.js";
 
 export function mountCiruloTable(root, ctx) {
@@ -356,7 +353,7 @@ class CiruloPage {
         if (e.type === "play") this.els.last.textContent = t("cirulo.event.play", { name: this.name(e.seat), card: cardName(e.card, deck, this.lang) });
         if (e.type === "trick") {
           const text = e.encirculated
-            ? t("cirulo.event.trick_coins", { name: this.name(e.winner), n: e.coins })
+            ? plural("cirulo.event.trick_coins", e.coins, { name: this.name(e.winner) })
             : t("cirulo.event.trick_clean", { name: this.name(e.winner) });
           this.els.last.textContent = text;
           if (e.encirculated && v.status === "playing") this.announce(text, "info");

@@ -1,7 +1,9 @@
 // Every string the client shows comes from a catalog: pages (i18n/<lang>.js), the
 // table (i18n/table.<lang>.js) and Cirulo (i18n/cirulo.<lang>.js). Game words stay
 // Italian in both languages. Only the reader's language is loaded at start (the page's
-// HTML carries it: gateway/preload.py), another one when chosen.
+// HTML carries it: gateway/preload.py), another one when chosen. The table's page
+// carries only the part its first modules use ("partial"): the whole catalog is fetched
+// once that page is drawn (whenComplete), and what comes later waits for it.
 
 export const LANGUAGES = ["it", "en"];
 const CATALOGS = (lang) => [import(`../i18n/${lang}.js`), import(`../i18n/table.${lang}.js`), import(`../i18n/cirulo.${lang}.js`)];
@@ -10,6 +12,7 @@ const COOKIE = "cirulla_lang";
 
 const catalogs = {}; // lang -> {key: text}, once loaded
 const loading = {}; // lang -> Promise of its catalog
+const partial = new Set(); // languages of which only a part is here (the page carried it)
 
 // A language's catalogs as the server joins them (one request: gateway/preload.py
 // catalog_json), else the modules themselves, merged in the same order.
@@ -23,6 +26,7 @@ async function fetchCatalog(lang) {
 function load(lang) {
   loading[lang] ??= fetchCatalog(lang).then((catalog) => {
     catalogs[lang] = catalog;
+    partial.delete(lang);
     return catalog;
   });
   loading[lang].catch(() => delete loading[lang]); // offline: try again next time
@@ -49,8 +53,10 @@ export function preferredLanguage() {
 let current = preferredLanguage();
 if (localStorage.getItem("cirulla.language") === current) remember(current); // the cookie too
 const carried = inPage();
-if (carried && carried.lang === current) catalogs[current] = carried.texts;
-else await load(current);
+if (carried && carried.lang === current) {
+  catalogs[current] = carried.texts;
+  if (carried.partial) partial.add(current);
+} else await load(current);
 
 // The catalog the page's HTML carries (gateway/preload.py): the language the server
 // guessed, which is the one chosen here unless the browser kept another.
@@ -67,6 +73,13 @@ export function language() {
   return current;
 }
 
+// Resolves once the whole catalog of the language shown is here (at once when the page
+// carried it whole); the first call after a partial start fetches it.
+export function whenComplete() {
+  if (!partial.has(current)) return Promise.resolve();
+  return load(current).then(() => undefined, () => undefined); // offline: as it is
+}
+
 // Switch to `lang`: at once when its catalog is here, else once it has arrived (the
 // "languagechange" event says when). The promise resolves when the switch is done.
 let wanted = current;
@@ -80,7 +93,7 @@ export function setLanguage(lang) {
     document.documentElement.lang = lang;
     window.dispatchEvent(new CustomEvent("languagechange", { detail: { lang } }));
   };
-  if (catalogs[lang]) {
+  if (catalogs[lang] && !partial.has(lang)) {
     apply();
     return Promise.resolve();
   }
@@ -115,8 +128,16 @@ export function pluralKey(key, n, lang = current) {
 // with the language's digit grouping.
 const numbers = {}; // lang -> Intl.NumberFormat, made once: each costs to make
 export function plural(key, n, params = {}) {
+  return t(pluralKey(key, n), { ...params, n: formatNumber(n) });
+}
+
+// n as the language writes it. The first Intl.NumberFormat of a page costs tens of
+// milliseconds on a slow phone (its locale data): a whole number below 1000 is written
+// the same in both languages (no grouping, "-" for minus), so it does without one.
+export function formatNumber(n) {
+  if (Number.isInteger(n) && Math.abs(n) < 1000) return String(n);
   numbers[current] ??= new Intl.NumberFormat(current === "it" ? "it-IT" : "en-GB");
-  return t(pluralKey(key, n), { ...params, n: numbers[current].format(n) });
+  return numbers[current].format(n);
 }
 
 export function hasKey(key, lang = current) {

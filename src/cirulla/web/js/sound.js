@@ -1,7 +1,9 @@
 // The table's sounds, synthesised with the Web Audio API (no files to download).
 // Browsers let a page make sound only after the player has interacted with it, so
 // nothing plays (and nothing is recorded) before the first pointer or key event; the
-// AudioContext is created then. The settings (on/off, volume 0-100) are the player's
+// AudioContext is created then. This module may arrive after that event (app.js loads
+// it once the first page is drawn): the browser's own record of an interaction
+// (navigator.userActivation) counts too, and the context is made at the first sound. The settings (on/off, volume 0-100) are the player's
 // options `sound` and `volume`, mirrored in localStorage for guests and offline.
 // Every sound the client decides to play is pushed to window.__cirullaSounds (tests).
 
@@ -11,7 +13,7 @@ const DEFAULTS = { on: true, volume: 70 };
 export const SOUND_NAMES = ["play", "capture", "scopa", "accuso", "trick", "coins", "turn", "tick", "win", "lose", "end"];
 
 let settings = readStored();
-let interacted = false;
+let interacted = Boolean(navigator.userActivation && navigator.userActivation.hasBeenActive);
 let ctx = null;
 let master = null;
 
@@ -69,6 +71,10 @@ function gainOf(volume) {
 function unlock(e) {
   if (!e.isTrusted) return;
   interacted = true;
+  startAudio();
+}
+
+function startAudio() {
   try {
     if (!ctx) {
       const Ctx = window.AudioContext || window.webkitAudioContext;
@@ -173,6 +179,7 @@ const VOICES = {
 export function playSound(name, delay = 0) {
   if (!soundOn() || !VOICES[name]) return false;
   window.__cirullaSounds.push(name);
+  if (!ctx) startAudio(); // an interaction before this module came
   if (!ctx || ctx.state !== "running") return true; // (scheduled while suspended, all would play at once)
   try {
     VOICES[name](ctx.currentTime + 0.01 + delay);

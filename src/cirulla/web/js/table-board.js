@@ -3,10 +3,10 @@
 // declared cards face up, capture piles with their scope; the table cards; the hand.
 // Used by the live table (table.js) and the replay viewer (replay.js). Pure drawing:
 // the board never decides anything, it only shows a view.
-import { botBadge } from "./bot-badge.js";
 import { backElement, cardElement, cardName, rankName } from "./cards.js";
 import { plural, t } from "./i18n.js";
 import { h } from "./table-dom.js";
+import { botBadge } from "./pages/dom.js";
 
 // Where each seat sits on screen: the bottom seat first, then in the order of play.
 // Play goes anticlockwise by default (D2): the next player is on your right.

@@ -1,13 +1,16 @@
 // The parts of the table page around the board: the seat list of an open table, the
 // end of the partita, the carte viste panel (O1), the declaration dialog (accuso and
-// the matta's value), a confirmation dialog, and what the engine's events announce.
-import { botBadge } from "./bot-badge.js";
+// the matta's value), a confirmation dialog, and what the engine's events announce;
+// the running score and the people around the table in its head; the last capture
+// and the previous mano beside the board. All are drawn with the board itself (nothing
+// moves under the player's finger when they come), so they are one module: one request
+// on a phone's way to the first move (benchmarks/web_weight.py).
 import { cardElement, cardName, cardNames, rankName, SUITS } from "./cards.js";
 import { hasKey, plural, t } from "./i18n.js";
 import { declarationChoices, declarationPoints } from "./selection.js";
 import { sideName, sideOf } from "./table-board.js";
 import { h } from "./table-dom.js";
-import { playerLink } from "./pages/dom.js";
+import { botBadge, playerLink } from "./pages/dom.js";
 
 // A readable line for an error frame or ApiError: the catalog's text for its code,
 // with the server's own explanation when it has one worth reading.
@@ -245,4 +248,214 @@ export function describePlay(e, seats, { style, lang }) {
     return t("table.event.capture", { name: who, card: cardName(e.card, style, lang), cards: cardNames(e.captured, style, lang) });
   }
   return t("table.event.lay", { name: who, card: cardName(e.card, style, lang) });
+}
+
+// ---- the running score ------------------------------------------------------------------
+// The running score in the table's header (docs/table-flow.md): each side's partita
+// total, and beside it the scope and accusi it has made in the smazzata being played,
+// as they happen (the view's piles carry them), so the header never says 0-0 while the
+// seats show points already won.
+
+// What side `i` has made so far in the smazzata being played: {scope, bonus}, or null
+// between smazzate (the totals hold them then) and before the first deal.
+export function currentPoints(view, side) {
+  const d = view.deal;
+  if (!d || d.is_over || view.status !== "playing") return null;
+  const pile = d.piles && d.piles[side];
+  if (!pile) return null;
+  return { scope: pile.scope || 0, bonus: pile.bonus || 0 };
+}
+
+// The header's <dl>: a side's name, its partita total, its scope and accusi now; then
+// the target (or the number of smazzate). Null before the partita has totals.
+export function runningScore(view, sideNames) {
+  const totals = view.totals;
+  if (!totals) return null;
+  const items = sideNames.map((name, i) => {
+    const now = currentPoints(view, i);
+    const chips = [];
+    if (now && now.scope) chips.push(h("span", { class: "now-scope" }, t("table.pile.scope", { n: now.scope })));
+    if (now && now.bonus) chips.push(h("span", { class: "now-bonus" }, t("table.pile.bonus", { n: now.bonus })));
+    const title = chips.length ? t("table.score.current", { items: chips.map((c) => c.textContent).join(", ") }) : null;
+    return [
+      h("dt", { class: `side-${i}`, title: name }, name),
+      h("dd", { dataset: { side: i, scope: now ? now.scope : null, bonus: now ? now.bonus : null }, title },
+        h("span", { class: "partita-total" }, String(totals[i] ?? 0)),
+        chips.length ? h("span", { class: "now-points" }, chips) : null),
+    ];
+  });
+  const rules = view.deal ? view.deal.rules : null;
+  return h("dl", { class: "totals running-score" },
+    items,
+    h("dt", { class: "target" }, rules && rules.hands ? t("table.length.hands_label") : t("table.length.target_label")),
+    h("dd", { class: "target" }, String(rules ? (rules.hands ?? rules.target) : "")));
+}
+
+// ---- the people around the table --------------------------------------------------------
+// The people around a table besides its players: the spectators (a count, the names
+// in its title and a list on click) and "Invita un amico", which copies the link a
+// friend opens to sit (a private table's link carries its invite token).
+
+export class TablePeople {
+  constructor(conn, tableId, invite) {
+    this.conn = conn;
+    this.id = tableId;
+    this.invite = invite || null;
+    this.watchers = conn.tables?.get(tableId)?.watchers || { count: 0, names: [] };
+    this.view = null;
+    this.el = h("div", { class: "table-people" });
+    this.onWatchers = (e) => {
+      if (e.detail.table !== this.id) return;
+      this.watchers = { count: e.detail.count, names: e.detail.names };
+      this.render();
+    };
+    conn.addEventListener("watchers", this.onWatchers);
+  }
+
+  destroy() {
+    this.conn.removeEventListener("watchers", this.onWatchers);
+  }
+
+  update(view) {
+    this.view = view;
+    this.render();
+  }
+
+  // A public table's page, or a private one's invite link (only when we hold its token).
+  link() {
+    const v = this.view;
+    if (!v || v.status === "finished" || v.status === "closed") return null;
+    if (!v.config.private) return `${location.origin}/table/${this.id}`;
+    return this.invite ? `${location.origin}/table/${this.id}?invite=${encodeURIComponent(this.invite)}` : null;
+  }
+
+  render() {
+    const { count, names } = this.watchers;
+    const parts = [];
+    if (count > 0) {
+      const label = plural("table.watchers", count);
+      const list = names.length ? t("table.watchers.list", { names: names.join(", ") }) : label;
+      parts.push(h("details", { class: "watchers", dataset: { count } },
+        h("summary", { title: list, "aria-label": list }, "\u{1F441}\uFE0E ", label),
+        names.length ? h("ul", { class: "watcher-names" }, names.map((n) => h("li", {}, n))) : null));
+    }
+    const link = this.link();
+    if (link) {
+      const status = h("p", { class: "invite-status", role: "status", hidden: true });
+      const button = h("button", { type: "button", class: "invite-friend", dataset: { link }, onclick: () => this.copy(link, status) }, t("table.invite_button"));
+      parts.push(h("div", { class: "invite-box" }, button, status));
+    }
+    this.el.replaceChildren(...parts);
+  }
+
+  // The clipboard when the browser lets us; the link shown, selected, either way.
+  async copy(link, status) {
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(link);
+      copied = true;
+    } catch {
+      copied = false;
+    }
+    const input = h("input", { type: "text", readonly: true, value: link, class: "invite-copy", "aria-label": t("table.invite_button") });
+    status.replaceChildren(copied ? t("table.invite.copied") : t("table.invite.copy_failed"), " ", input);
+    status.hidden = false;
+    input.select();
+  }
+}
+
+// ---- the last capture and the previous mano ---------------------------------------------
+// The last capture and the previous mano (docs/table-flow.md). Played cards are
+// public, and the deal's history the server sends a seat holds only what that seat may
+// see: both are read from it, nothing else. The capturing side's pile and seat are
+// marked on the board; a small "Ultima presa" panel beside it shows which cards went
+// where, with a button that shows the cards of the last finished mano (a round in
+// which every player plays one card).
+
+function plays(deal) {
+  return ((deal && deal.history) || []).filter((e) => e.type === "play");
+}
+
+// The last play of the smazzata that took cards (null before the first capture).
+export function lastCapture(deal) {
+  const list = plays(deal);
+  for (let i = list.length - 1; i >= 0; i -= 1) if (list[i].captured && list[i].captured.length) return list[i];
+  return null;
+}
+
+// The plays of the last mano finished in `deal` (null before the first one ends).
+export function lastMano(deal, players) {
+  const list = plays(deal);
+  const done = Math.floor(list.length / players);
+  return done ? list.slice((done - 1) * players, done * players) : null;
+}
+
+// Remembers the last finished mano across smazzate: at the start of a smazzata the
+// previous mano is the last one of the smazzata before.
+export class ManoMemory {
+  constructor() {
+    this.kept = null; // {deal, plays}
+  }
+
+  update(view) {
+    const d = view && view.deal;
+    if (!d) return this.kept;
+    const mano = lastMano(d, view.config.players);
+    if (mano) this.kept = { deal: view.deal_index, plays: mano };
+    return this.kept;
+  }
+}
+
+function playRow(e, seats, opts) {
+  return h("li", { class: "mano-play", dataset: { seat: e.seat } },
+    h("span", { class: "mano-text" }, describePlay(e, seats, opts)),
+    h("span", { class: "mini-cards", "aria-hidden": "true" },
+      cardElement(e.card, { ...opts, label: false }),
+      e.captured.length ? h("span", { class: "took-arrow" }, "\u2192") : null,
+      e.captured.map((c) => cardElement(c, { ...opts, label: false }))));
+}
+
+// Marks the board: the pile of the side that took last, and the seat that took.
+export function markLastCapture(board, view) {
+  const last = lastCapture(view.deal);
+  if (!last || view.deal.is_over) return;
+  const side = sideOf(last.seat, view.config.players);
+  board.querySelector(`.pile[data-side="${side}"]`)?.classList.add("last-capture");
+  board.querySelector(`.seat[data-seat="${last.seat}"]`)?.classList.add("last-capturer");
+}
+
+// The panel beside the board: the last capture, and the button for the previous mano.
+export function lastPanel(view, memory, opts) {
+  const d = view.deal;
+  if (!d || view.status !== "playing") return null;
+  const last = d.is_over ? null : lastCapture(d);
+  const kept = memory.update(view);
+  const seats = view.seats;
+  const body = last
+    ? h("div", { class: "last-capture-cards", dataset: { seat: last.seat, card: last.card }, role: "img", "aria-label": describePlay(last, seats, opts) },
+        h("span", { class: "last-who" }, seats[last.seat] ? seats[last.seat].name : t("table.seat.empty", { n: last.seat + 1 })),
+        h("span", { class: "mini-cards" },
+          cardElement(last.card, { ...opts, label: false }),
+          h("span", { class: "took-arrow", "aria-hidden": "true" }, "\u2192"),
+          last.captured.map((c) => cardElement(c, { ...opts, label: false }))))
+    : h("p", { class: "last-none" }, t("table.last.none"));
+  const button = h("button", {
+    type: "button",
+    class: "previous-mano",
+    disabled: !kept,
+    onclick: () => showMano(kept, view, opts),
+  }, t("table.mano.previous"));
+  return h("section", { class: "last-panel", "aria-label": t("table.last.title") },
+    h("h2", {}, t("table.last.title")), body, button);
+}
+
+function showMano(kept, view, opts) {
+  if (!kept) return;
+  const note = kept.deal !== view.deal_index ? h("p", { class: "mano-deal" }, t("table.mano.deal", { n: kept.deal + 1 })) : null;
+  ask({
+    title: t("table.mano.title"),
+    className: "mano-dialog",
+    body: h("div", {}, note, h("ol", { class: "mano-plays" }, kept.plays.map((e) => playRow(e, view.seats, opts)))),
+    buttons: [{ value: "cancel", label: t("score.close"), primary: true }],
+  });
 }

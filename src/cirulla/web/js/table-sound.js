@@ -1,6 +1,6 @@
 // What the table sounds like: the sounds (sound.js) that a batch of table records
-// calls for, the player's turn coming, and the last seconds of the player's own move
-// clock. Only live events sound: those the server sends again after a reconnect (the
+// calls for, the player's turn coming, and the last seconds of the player's own clocks
+// (the move clock and the partita clock, whichever runs out first). Only live events sound: those the server sends again after a reconnect (the
 // answer to a join still pending) or that a sync folds in stay silent. What a game's
 // records sound like is a parameter (Cirulo's: cirulo-sound.js).
 import { playSound } from "./sound.js";
@@ -59,14 +59,19 @@ export class TableSound {
     names.slice(0, 6).forEach((name, i) => playSound(name, i * GAP));
   }
 
-  // Called a few times a second: a tick in each of the last 5 s of one's own move clock.
+  // Called a few times a second: a tick in each of the last 5 s of one's own clock, the
+  // move clock or the partita clock (the one with less time left; one tick a second).
   clock(view, now) {
     const d = view.deal;
-    const secs = view.config && view.config.move_seconds;
-    if (!secs || !d || d.is_over || view.forfeit || view.status !== "playing") return;
+    if (!d || d.is_over || view.forfeit || view.status !== "playing" || !view.config) return;
     if (view.you === null || view.you === undefined || d.to_move !== view.you) return;
-    const left = secs * 1000 - Math.max(0, now - view.turn_since);
-    const second = Math.ceil(left / 1000);
+    const elapsed = Math.max(0, now - view.turn_since);
+    const lefts = [];
+    if (view.config.move_seconds) lefts.push(view.config.move_seconds * 1000 - elapsed);
+    const partita = view.clocks ? view.clocks[view.you] : null; // at the turn's start
+    if (typeof partita === "number") lefts.push(partita - elapsed);
+    if (!lefts.length) return;
+    const second = Math.ceil(Math.min(...lefts) / 1000);
     if (second < 1 || second > 5) return;
     const key = `${view.turn_since}:${second}`;
     if (key === this.lastTick) return;

@@ -2,17 +2,18 @@
 // only what the server sent (the `view` of the last frame). Playing goes through
 // table-play.js (U1-U4); declarations, abandoning, sitting and standing are commands.
 // An error from the server is shown as a toast and the board is drawn again from the
-// last view the server sent (after "stale" the server sends a fresh sync).
+// last view the server sent (after "stale" the server sends a fresh sync). Only what
+// the first view draws is imported here: the rest (sound, the options' popover, chat,
+// the coach, the cards' flights, the score sheet) comes with table-extras.js once the
+// board is drawn, each use of it here doing without it until then; what it adds goes
+// where nothing moves because of it (the options' button is drawn at once, the same).
 import { cardNames, loadDecks } from "./cards.js";
-import { language, t } from "./i18n.js";
+import { language, t, whenComplete } from "./i18n.js";
 import { parseMove, declarations, passMove } from "./selection.js";
-import { scoreSheet } from "./scoresheet.js";
-import { animatePlays, finishFlights, snapshot } from "./table-anim.js";
-import { chatPanel } from "./chat.js";
 import { renderBoard, sideCount, sideName, sideOf } from "./table-board.js";
-import { fill, formatClock, h } from "./table-dom.js";
-import { drawClocks } from "./table-clocks.js";
-import { announce, hint, toast } from "./table-notices.js";
+import { announce, drawClocks, fill, formatClock, h, hint, toast } from "./table-dom.js";
+import { whenStyled } from "./pages/dom.js";
+import { cashBadges } from "./pages/chips.js";
 import {
   announcements,
   carteViste,
@@ -21,16 +22,14 @@ import {
   describePlay,
   endPanel,
   errorText,
+  lastPanel,
+  ManoMemory,
+  markLastCapture,
+  runningScore,
   seatList,
+  TablePeople,
 } from "./table-panels.js";
 import { PlayController } from "./table-play.js";
-import { TableCoach } from "./table-coach.js";
-import { TablePeople } from "./table-people.js";
-import { runningScore } from "./table-score.js";
-import { lastPanel, ManoMemory, markLastCapture } from "./table-last.js";
-import { tableOptions } from "./table-options.js";
-import { TableSound } from "./table-sound.js";
-import { cashBadges } from "./pages/wallet.js";
 
 export { errorText };
 
@@ -55,8 +54,8 @@ export function mountTable(root, ctx) {
 function mountCirulo(root, ctx) {
   let mounted = null;
   let gone = false;
-  import("./cirulo-table.js").then(
-    (m) => {
+  Promise.all([import("./cirulo-table.js"), whenComplete(), whenStyled()]).then(
+    ([m]) => {
       if (!gone) mounted = m.mountCiruloTable(root, ctx);
     },
     (err) => {
@@ -83,7 +82,6 @@ class TablePage {
     this.view = null;
     this.pending = []; // records received since the last view
     this.sheet = null; // {index, auto, deal, docked} when the score sheet is open
-    this.manos = new ManoMemory(); // the previous mano (table-last.js)
     this.lastAnnounced = null;
     this.clockSkew = null; // Date.now() - server time, estimated from fresh events
     this.destroyed = false;
@@ -94,18 +92,22 @@ class TablePage {
       style: this.style,
       lang: this.lang,
     });
-    // sound and the "Opzioni" popover (table-sound.js, table-options.js)
-    this.sound = new TableSound(this.conn, this.id);
-    this.options = tableOptions(this, ctx);
+    this.manos = new ManoMemory(); // the previous mano (table-panels.js)
     this.people = new TablePeople(this.conn, this.id, ctx.invite); // spectators, "Invita un amico"
-    this.chat = chatPanel({ conn: this.conn, chat: this.id }); // js/chat.js
-    this.coach = new TableCoach(this); // the hint at practice tables (table-coach.js)
+    // table-extras.js once loaded (its adoptExtras): its module, then sound, options,
+    // chat and coach; the sound's calls made before are kept for it
+    this.x = null;
+    this.optionsButton = h("details", { class: "table-options" }, // its place until then
+      h("summary", { class: "table-options-button" }, t("options.button")));
+    this.extrasAsked = false;
+    this.soundCalls = [];
     this.onTable = (e) => this.frame(e.detail);
     this.onStatus = () => this.showStatus();
     this.onLanguage = () => {
       this.lang = language();
       this.controller.setLanguage(this.lang);
-      this.options.render();
+      if (this.options) this.options.render();
+      else this.optionsButton.firstChild.textContent = t("options.button");
       this.build();
       this.render({ records: [], animate: false });
     };
@@ -134,11 +136,11 @@ class TablePage {
       h("div", { class: "table-page" },
         h("div", { class: "table-head" },
           h("h1", { class: "table-title" }, this.title()),
-          e.stakes, e.status, e.conn, e.totals, e.actions, this.options.el, this.people.el),
+          e.stakes, e.status, e.conn, e.totals, e.actions, this.options ? this.options.el : this.optionsButton, this.people.el),
         h("div", { class: "table-body" },
           h("div", { class: "table-center" }, h("div", { class: "announce-band" }, e.announce), e.main, e.turnbar, e.last),
           e.side),
-        this.chat.el, e.sheet, e.toasts));
+        this.chat?.el, e.sheet, e.toasts));
   }
 
   title() {
@@ -154,16 +156,20 @@ class TablePage {
     this.tick = setInterval(() => this.updateClocks(), 250);
     this.showStatus();
     await loadDecks();
+    if (this.ctx.early) await this.ctx.early; // boot.js's join of this table (app.js)
     if (this.destroyed) return;
     const known = this.conn.view(this.id);
-    if (known) {
+    if (known && known !== this.view) {
+      const first = !this.view;
       this.view = known;
       this.render({ records: [], animate: false });
-    } else {
+      if (first && this.ctx.early) this.announceFresh(); // as a first sync would
+    } else if (!this.view) {
       fill(this.els.main, h("p", { class: "loading" }, t("table.loading")));
     }
     const answer = await this.conn.watchTable(this.id, this.ctx.invite || null);
     if (this.destroyed) return;
+    this.loadExtras(); // drawn or not by now (an open table, an error), the rest may come
     if (answer && answer.type === "error") {
       this.fatal = answer;
       fill(this.els.main, h("div", { class: "table-fatal", role: "alert" },
@@ -185,8 +191,10 @@ class TablePage {
     window.removeEventListener("languagechange", this.onLanguage);
     this.controller.destroy();
     this.people.destroy();
-    this.chat.destroy();
-    this.options.destroy();
+    if (this.x) {
+      this.chat.destroy();
+      this.options.destroy();
+    }
     for (const d of document.querySelectorAll("dialog.table-dialog")) d.remove();
     document.querySelector(".fly-layer")?.remove();
     // Stop watching; before the start this also frees one's seat (docs/protocol.md).
@@ -196,7 +204,7 @@ class TablePage {
   // ---- frames from the server ------------------------------------------------------------
   frame(frame) {
     if (frame.table !== this.id || this.destroyed) return;
-    this.sound.frame(frame);
+    this.soundCall("frame", frame);
     if (frame.type === "sync") {
       const first = !this.view;
       this.pending = [];
@@ -242,7 +250,7 @@ class TablePage {
       this.onCirulo();
       return;
     }
-    const before = animate && this.els.main.querySelector(".board") ? snapshot(this.els.main) : null;
+    const before = animate && this.x && this.els.main.querySelector(".board") ? this.x.snapshot(this.els.main) : null;
     const focus = this.focusKey();
     this.root.querySelector(".table-title").textContent = this.title();
     this.renderHead();
@@ -263,8 +271,28 @@ class TablePage {
     // announcements show in their band above the board, never over the cards
     if (view.status === "finished") this.els.announce.replaceChildren();
     if (records.length) this.handleRecords(records, before, animate);
-    this.sound.rendered(records, view, this.myTurn());
+    this.soundCall("rendered", records, view, this.myTurn());
     this.updateClocks();
+    this.loadExtras();
+  }
+
+  // ---- what is not needed to play (table-extras.js) ------------------------------------------
+  // Loaded once, after the board is drawn (when the browser is idle, or soon anyway).
+  loadExtras() {
+    if (this.extrasAsked) return;
+    this.extrasAsked = true;
+    // with the whole catalog: the page's HTML may have carried only the board's part
+    const load = () => Promise.all([import("./table-extras.js"), whenComplete()]).then(([x]) => {
+      if (!this.destroyed) x.adoptExtras(this, x);
+    }, (err) => console.error(err));
+    if (window.requestIdleCallback) requestIdleCallback(load, { timeout: 300 });
+    else setTimeout(load, 50);
+  }
+
+  // The sound's calls before it is here are kept, but for the clock's (of a moment past).
+  soundCall(name, ...args) {
+    if (this.sound) this.sound[name](...args);
+    else if (this.soundCalls && name !== "clock") this.soundCalls.push([name, ...args]);
   }
 
   sideNames() {
@@ -362,7 +390,7 @@ class TablePage {
       // the end: the winner, then the whole sheet in the page (no overlay to close)
       content.unshift(
         endPanel(v, { sideNames, onReplay: () => this.ctx.navigate(`/replay/${this.id}`), onLobby: () => this.goLobby() }),
-        (v.scores || []).length ? scoreSheet({ scores: v.scores, totals: v.totals, sideNames, rules: d ? d.rules : null }) : null,
+        (v.scores || []).length && this.x ? this.x.scoreSheet({ scores: v.scores, totals: v.totals, sideNames, rules: d ? d.rules : null }) : null,
       );
       this.sheet = null;
     }
@@ -372,12 +400,20 @@ class TablePage {
     if (legal.length) board.dataset.legal = legal.join(" ");
     this.controller.attach(board, { legal, hand: d ? d.hand : [], table: d ? d.table.map((x) => x.card) : [], myTurn: this.myTurn() });
     this.renderTurnBar(legal);
-    this.coach.mark(board, v);
-    fill(this.els.side,
-      lastPanel(v, this.manos, { style: this.style, lang: this.lang }),
-      d && d.carte_viste ? carteViste(d.carte_viste, { style: this.style, lang: this.lang }) : null,
-      this.lastSheetSummary(sideNames));
+    if (this.x) this.coach.mark(board, v);
+    this.renderSide(sideNames);
     this.renderSheet(sideNames);
+  }
+
+  // Beside the board: the last capture and the previous mano, the carte viste, the sheet.
+  renderSide(sideNames) {
+    const v = this.view;
+    const d = v.deal;
+    const opts = { style: this.style, lang: this.lang };
+    fill(this.els.side,
+      lastPanel(v, this.manos, opts),
+      d && d.carte_viste ? carteViste(d.carte_viste, opts) : null,
+      this.lastSheetSummary(sideNames));
   }
 
   renderTurnBar(legal) {
@@ -388,7 +424,7 @@ class TablePage {
     }
     const pass = passMove(legal);
     if (pass) buttons.push(h("button", { type: "button", class: "pass", onclick: () => this.sendMove(pass) }, t("table.pass")));
-    const coach = this.coach.button(this.view, this.myTurn());
+    const coach = this.x ? this.coach.button(this.view, this.myTurn()) : null;
     if (coach) buttons.push(coach);
     const mine = this.myTurn();
     fill(this.els.turnbar,
@@ -411,7 +447,7 @@ class TablePage {
   // The head's button opens the sheet over the table (or brings a docked one back).
   toggleSheet(index = null) {
     this.sheet = this.sheet && !this.sheetDocked() ? null : { index, auto: false, deal: this.view.deal_index };
-    if (this.sheet) finishFlights(); // nothing flies over the sheet
+    if (this.sheet) this.x?.finishFlights(); // nothing flies over the sheet
     this.renderSheet(this.sideNames());
     if (this.sheet) this.els.sheet.querySelector(".close-sheet")?.focus();
   }
@@ -427,7 +463,7 @@ class TablePage {
   renderSheet(sideNames) {
     const v = this.view;
     const layer = this.els.sheet;
-    if (!this.sheet || !v || !(v.scores || []).length) {
+    if (!this.sheet || !v || !(v.scores || []).length || !this.x) {
       layer.hidden = true;
       layer.replaceChildren();
       return;
@@ -438,7 +474,7 @@ class TablePage {
     layer.hidden = false;
     layer.classList.toggle("auto", Boolean(this.sheet.auto));
     layer.classList.toggle("docked", docked);
-    fill(layer, scoreSheet({
+    fill(layer, this.x.scoreSheet({
       scores: v.scores,
       index: this.sheet.index,
       totals: v.totals,
@@ -474,9 +510,9 @@ class TablePage {
       this.sheet = { index: last.deal, auto: true, deal: last.deal };
       this.renderSheet(this.sideNames());
     }
-    if (this.sheet && !this.sheetDocked()) finishFlights(); // never over the open sheet
-    else if (animate && before) {
-      animatePlays(this.els.main, before, plays, { side: (s) => sideOf(s, v.config.players), ...opts });
+    if (this.sheet && !this.sheetDocked()) this.x?.finishFlights(); // never over the open sheet
+    else if (animate && before && this.x) {
+      this.x.animatePlays(this.els.main, before, plays, { side: (s) => sideOf(s, v.config.players), ...opts });
     }
   }
 
@@ -512,7 +548,7 @@ class TablePage {
     const v = this.view;
     if (!v || v.status !== "playing" || !v.deal) return;
     drawClocks(this.els.main, v, this.serverNow());
-    this.sound.clock(v, this.serverNow());
+    this.soundCall("clock", v, this.serverNow());
   }
 
   // Another deck style from the table's options: the cards are drawn again at once.

@@ -5,7 +5,7 @@
 // who sits where (you, a person, a bot of a level), private with an invite link.
 import { api } from "../api.js";
 import * as cirulo from "../cirulo-form.js";
-import { hasKey, t } from "../i18n.js";
+import { hasKey, plural, t } from "../i18n.js";
 import { h, fill, uid } from "./dom.js";
 import { readableError } from "./errors.js";
 import { cashField, cashProblem, cashRequest } from "./wallet.js";
@@ -387,7 +387,7 @@ export function mountCreateTable(root, ctx) {
     });
     const changed = Object.entries(draft.rules).filter(([n, v]) => !same(v, choices.presets[draft.preset][n])).length;
     return h("details", { class: "field house-rules", open: changed > 0 },
-      h("summary", {}, t("create.house_rules"), changed ? ` (${t("create.changed", { n: changed })})` : ""),
+      h("summary", {}, t("create.house_rules"), changed ? ` (${plural("create.changed", changed)})` : ""),
       scopa ? h("p", { class: "hint" }, t("create.scopa_rules")) : null,
       h("div", { class: "rules-list" }, items));
   }

@@ -1,5 +1,6 @@
 // Tiny DOM helpers for the pages: elements are built with properties and text nodes,
 // never from HTML strings, so nothing the server sends (names!) is parsed as markup.
+import { t } from "../i18n.js";
 
 // h("button", {class: "primary", onclick: fn, dataset: {id}}, "text", child, ...)
 // Attributes: "class", "dataset" (object), "on<event>" (listener), "style" (object),
@@ -53,9 +54,49 @@ export function playerLink(name, attrs = {}) {
   return link(`/player/${encodeURIComponent(name)}`, name, { class: "player-link", ...attrs });
 }
 
+// The mark of a bot account (docs/bots.md, issue 17): a program plays under this name,
+// so people see it wherever the name is shown (seats, lobby, profiles, leaderboards,
+// history, replays, tournaments). Built-in server bots keep their level chip instead.
+// A "BOT" badge; `owner` (when the data has it) is named in it; `cls` is the look of the
+// place ("badge" on the pages, "chip" at the table). Here beside playerLink: shown with
+// names, on the first page drawn.
+export function botBadge({ owner = null, cls = "badge" } = {}) {
+  return h("span", {
+    class: [cls, "bot", "bot-account"],
+    title: owner ? t("bot.badge.owner", { owner }) : t("bot.badge.title"),
+  }, owner ? t("bot.badge.of", { owner }) : t("bot.badge"));
+}
+
 // A unique id for label/aria wiring.
 let ids = 0;
 export function uid(prefix = "c") {
   ids += 1;
   return `${prefix}-${ids}`;
+}
+
+// The rest of the stylesheets, when the page's HTML linked only the part its first paint
+// needs (gateway/preload.py, <link data-full>): the whole bundle is added, and the part
+// dropped once it has loaded (the whole one repeats the part's rules later in the same
+// order, so nothing looks different meanwhile). Resolves then, or when it cannot load.
+let styled = null;
+export function whenStyled() {
+  if (styled) return styled;
+  const part = document.querySelector('link[rel="stylesheet"][data-full]');
+  if (!part) return Promise.resolve();
+  styled = new Promise((resolve) => {
+    const whole = document.createElement("link");
+    whole.rel = "stylesheet";
+    whole.href = part.dataset.full;
+    whole.addEventListener("load", () => {
+      part.remove();
+      resolve();
+    });
+    whole.addEventListener("error", () => {
+      whole.remove(); // offline: the part stays, and the next call tries again
+      styled = null;
+      resolve();
+    });
+    part.after(whole);
+  });
+  return styled;
 }

@@ -1,9 +1,8 @@
 // The player's finished partite (GET /api/history), newest first, each with a link to
 // its replay (/replay/:id).
-import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
 import { language, t } from "../i18n.js";
-import { h, fill, link } from "./dom.js";
+import { botBadge, fill, h, link } from "./dom.js";
 import { readableError } from "./errors.js";
 import { playerLink } from "./player.js";
 

@@ -2,13 +2,12 @@
 // (settimana / sempre), with the bots' fixed ratings drawn as reference rows among the
 // players (1 against 1) and the player's own rating, so that a new player sees where
 // they stand. The choice is kept in the address (?game=&mode=&period=).
-import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
 import { t } from "../i18n.js";
-import { h, fill } from "./dom.js";
+import { botBadge, fill, h } from "./dom.js";
 import { readableError } from "./errors.js";
 import { RATED_GAMES, playerLink, ratingNodes } from "./player.js";
-import { num, plural, signed } from "./wallet.js";
+import { num, plural, signed } from "./chips.js";
 
 const MODES = ["1v1", "pairs"];
 const PERIODS = ["week", "all"];

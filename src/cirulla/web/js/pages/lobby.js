@@ -1,15 +1,43 @@
 // The lobby: the live list of public tables (WebSocket "lobby" frames) and the
-// create-table form (pages/create-table.js).
-import { botBadge } from "../bot-badge.js";
-import { api } from "../api.js";
-import { ciruloMeta, isCirulo } from "../cirulo-lobby.js";
-import { t } from "../i18n.js";
-import { h, fill, link, playerLink } from "./dom.js";
-import { readableError } from "./errors.js";
-import { cashBadges } from "./wallet.js";
+// create-table form (pages/create-table.js). The HTML carries only the words and styles
+// of the list (gateway/preload.py): what comes after it (the form, the tournaments, the
+// chat) waits for the whole catalog and stylesheets (`complete`).
+import { t, whenComplete } from "../i18n.js";
+import { botBadge, fill, h, link, playerLink, whenStyled } from "./dom.js";
+import { cashBadges } from "./chips.js";
 
 const TOURNAMENTS_SHOWN = 5; // the lobby shows the next few; "Tornei" has them all
 const TOURNAMENTS_REFRESH_MS = 10000;
+
+// `load()`'s module once the whole catalog and stylesheets are here too.
+function complete(load) {
+  return Promise.all([load(), whenComplete(), whenStyled()]).then(([m]) => m);
+}
+
+// HTTP calls and the words for an error come when first needed: the list comes over
+// the socket (boot.js asks for it as the socket opens), and on a phone each module on
+// the way to it is a request more.
+async function api(...args) {
+  return (await import("../api.js")).api(...args);
+}
+
+async function readableError(err) {
+  return (await complete(() => import("./errors.js"))).readableError(err);
+}
+
+// A Cirulo table in the list: the game, players, hands and the point value (when the
+// server's summary carries it): "Cirulo · 5 giocatori · 5 mani · 2 fiches a punto"
+// (the clocks are added as for any table).
+function isCirulo(tbl) {
+  return tbl.game === "cirulo";
+}
+
+function ciruloMeta(tbl) {
+  const parts = [t("cirulo.name"), t("lobby.players", { n: tbl.players }), t("cirulo.lobby.hands", { n: tbl.hands ?? tbl.players })];
+  const pv = tbl.point_value ?? (tbl.options && tbl.options.point_value) ?? null;
+  if (pv !== null) parts.push(t("cirulo.lobby.point_value", { n: pv }));
+  return parts;
+}
 
 export function mountLobby(root, ctx) {
   const { conn, user } = ctx;
@@ -76,7 +104,7 @@ export function mountLobby(root, ctx) {
     return parts.length ? parts.join(" · ") : t("lobby.no_clock");
   }
 
-  // Cirulo (cirulo-lobby.js): the game, players, hands and the point value.
+  // Cirulo (ciruloMeta above): the game, players, hands and the point value.
   function metaText(tbl) {
     const parts = isCirulo(tbl)
       ? ciruloMeta(tbl)
@@ -132,7 +160,7 @@ export function mountLobby(root, ctx) {
       if (answer.type === "error") throw answer;
       go(id);
     } catch (err) {
-      ctx.notify(readableError(err), "error");
+      readableError(err).then((text) => ctx.notify(text, "error"));
       button.disabled = false;
     } finally {
       busy = false;
@@ -157,13 +185,15 @@ export function mountLobby(root, ctx) {
 
   const onLobby = (e) => show(e.detail.version, e.detail.tables);
   conn.addEventListener("lobby", onLobby);
+  // the list boot.js asked for as the socket opened may be here already (socket.js keeps it)
+  if (conn.lobby) show(conn.lobby.version, conn.lobby.tables);
   conn.watchLobby();
   api("GET", "/api/tables").then(
     (data) => {
       if (version < 0 || data.version > version) show(data.version, data.tables);
     },
     (err) => {
-      if (tables === null) fill(list, h("p", { class: "error", role: "alert" }, readableError(err)));
+      if (tables === null) readableError(err).then((text) => fill(list, h("p", { class: "error", role: "alert" }, text)));
     },
   );
 
@@ -181,7 +211,7 @@ export function mountLobby(root, ctx) {
 
   async function loadTournaments() {
     try {
-      const [data, tx] = await Promise.all([api("GET", "/api/tournaments"), import("./tournaments.js")]);
+      const [data, tx] = await Promise.all([api("GET", "/api/tournaments"), complete(() => import("./tournaments.js"))]);
       const live = (data.tournaments || [])
         .filter((s) => s.status === "registering" || s.status === "running")
         .slice(0, TOURNAMENTS_SHOWN);
@@ -189,7 +219,7 @@ export function mountLobby(root, ctx) {
         ? h("ul", { class: "lobby-tournaments-items" }, live.map((s) => tournamentItem(s, tx)))
         : h("p", { class: "empty" }, t("lobby.no_tournaments")));
     } catch (err) {
-      fill(tournamentsList, h("p", { class: "error" }, readableError(err)));
+      fill(tournamentsList, h("p", { class: "error" }, await readableError(err)));
     }
   }
   loadTournaments();
@@ -199,7 +229,7 @@ export function mountLobby(root, ctx) {
   // list: on a phone the tables are what is wanted first.
   let form = null;
   let gone = false;
-  import("./create-table.js").then(
+  complete(() => import("./create-table.js")).then(
     (m) => {
       if (!gone) form = m.mountCreateTable(formRoot, ctx);
     },
@@ -210,7 +240,7 @@ export function mountLobby(root, ctx) {
   );
   // The lobby's chat (js/chat.js), like the form, after the list.
   let chat = null;
-  import("../chat.js").then(
+  complete(() => import("../chat.js")).then(
     ({ chatPanel }) => {
       if (gone) return;
       chat = chatPanel({ conn, chat: null });

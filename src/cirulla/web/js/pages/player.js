@@ -3,14 +3,13 @@
 // tables, tornei and results, recent partite with their replays, the statistics and
 // the luck index, and a playban if one runs. Three requests, each part drawn when its
 // answer comes (one failing leaves the others).
-import { botBadge } from "../bot-badge.js";
 import { api } from "../api.js";
 import { hasKey, t } from "../i18n.js";
-import { h, fill, link } from "./dom.js";
+import { botBadge, fill, h, link } from "./dom.js";
 
 export { playerLink } from "./dom.js";
 import { readableError } from "./errors.js";
-import { chipsText, num, plural, signed, when } from "./wallet.js";
+import { chipsText, num, plural, signed, when } from "./chips.js";
 
 export const RATED_GAMES = ["cirulla", "scopa", "cirullone"];
 const MODES = ["1v1", "pairs"];

@@ -3,8 +3,7 @@
 // copy button, since the server keeps only its hash), list them, revoke one.
 import { api } from "../api.js";
 import { t } from "../i18n.js";
-import { botBadge } from "../bot-badge.js";
-import { h, fill, uid } from "./dom.js";
+import { botBadge, fill, h, uid } from "./dom.js";
 import { readableError } from "./errors.js";
 
 const SCOPES = ["play", "read", "tournament"];
