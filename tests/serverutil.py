@@ -121,7 +121,7 @@ class Server:
         ]
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(cmd, env=self.env, stdout=log, stderr=log)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # (a loaded CI machine starts slowly)
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log()}")
@@ -131,6 +131,8 @@ class Server:
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
+        self.proc.kill()  # no orphan left serving after the test
+        self.proc.wait()
         raise RuntimeError(f"server did not start:\n{self.log()}")
 
     def log(self) -> str:
