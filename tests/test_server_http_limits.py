@@ -309,8 +309,17 @@ def test_the_web_client_runs_under_the_content_security_policy(proxied: Server) 
         )
         assert r.status == 201, r.text()
         page.goto(f"/table/{r.json()['table']['id']}")  # the table: the cards' SVG faces
-        page.wait_for_selector(".board img")
+        # the faces come from the deck sprite the page carries: <use> of a parsed <symbol>
+        page.wait_for_selector(".board .card.face svg.card-art use")
         page.wait_for_load_state("networkidle")
+        drawn = page.evaluate(
+            """[...document.querySelectorAll('.board .card.face svg.card-art use')].every(u => {
+                const s = document.querySelector(u.getAttribute('href'));
+                return s && s.tagName === 'symbol' && s.childElementCount > 0
+                    && u.getBoundingClientRect().width > 0;
+            })"""
+        )
+        assert drawn, "a card's face was not drawn"
         assert page.evaluate("[...document.images].every(i => i.complete && i.naturalWidth > 0)"), (
             "an image did not load"
         )

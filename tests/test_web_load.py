@@ -1,18 +1,21 @@
 """Issue 15: a page's first load on a phone takes few round trips (benchmarks/web_weight.py).
 
 The HTML carries GET /api/me's answer, so the client neither asks for it nor waits for
-it before opening its WebSocket (js/boot.js opens it while the modules are on their
-way, js/socket.js adopts it), and the reader's catalogs (and the decks' index on the
-table pages) as JSON data blocks; the stylesheets come as one file, made from the
-files on disk; the HTML is gzipped. The table's page carries only what its board needs
-(the part of the catalog and of the stylesheets its first modules use, the reader's
-deck as one sprite), joins the table with the socket's opening (boot.js), and loads
-what playing does without (js/table-extras.js) once the board is drawn.
+it before opening its WebSocket (js/boot.js, inline, opens it while the modules are on
+their way, js/socket.js adopts it), and the reader's catalogs (and the decks' index on
+the table pages) as JSON data blocks; the stylesheets come as one file, made from the
+files on disk; the HTML and the static files are compressed (Brotli, else gzip). The
+table's page carries only what its board needs (the part of the catalog and of the
+stylesheets its first modules use, inline, the reader's deck as one sprite), joins the
+table with the socket's opening (boot.js), and loads what playing does without
+(js/table-extras.js) once the board is drawn. Its policy lets run the inline script and
+style it carries, by their hashes, and nothing else inline.
 """
 
 from __future__ import annotations
 
-import gzip
+import base64
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -78,11 +81,20 @@ def test_the_bootstrap_block_cannot_be_closed_by_its_data() -> None:
     assert block(text, "x")["me"]["user"]["name"] == name
 
 
-def test_the_html_is_gzipped_when_the_browser_accepts_it(server: Server) -> None:
-    raw = httpx.get(f"{server.base_url}/", headers={"Accept-Encoding": "gzip"})
-    assert raw.headers["content-encoding"] == "gzip" and "<title>Cirulla</title>" in raw.text
-    plain = httpx.get(f"{server.base_url}/", headers={"Accept-Encoding": "identity"})
-    assert "content-encoding" not in plain.headers and "<title>Cirulla</title>" in plain.text
+def test_the_html_and_static_files_come_compressed_as_the_browser_accepts(
+    server: Server,
+) -> None:
+    for path in ("/", "/static/js/table.js", "/static/i18n/it.json"):
+        plain = httpx.get(f"{server.base_url}{path}", headers={"Accept-Encoding": "identity"})
+        assert plain.status_code == 200 and "content-encoding" not in plain.headers
+        for offered, coding in (("gzip", "gzip"), ("gzip, deflate, br, zstd", "br")):
+            raw = httpx.get(f"{server.base_url}{path}", headers={"Accept-Encoding": offered})
+            assert raw.headers["content-encoding"] == coding, (path, offered)
+            assert "Accept-Encoding" in raw.headers["vary"]
+            assert raw.content == plain.content  # (httpx decodes both)
+            assert int(raw.headers["content-length"]) < len(plain.content) / 2
+        refused = httpx.get(f"{server.base_url}{path}", headers={"Accept-Encoding": "br;q=0"})
+        assert "content-encoding" not in refused.headers
 
 
 @pytest.mark.parametrize(
@@ -168,7 +180,6 @@ def test_a_changed_stylesheet_makes_a_new_bundle_and_one_that_cannot_be_joined_s
     web = web_copy(tmp_path)
     first = css_bundle(web)
     assert first is not None and first.body.index(b".a {") < first.body.index(b".b {")
-    assert gzip.decompress(first.gzipped) == first.body
     (web / "b.css").write_text(".b { color: green; }\n", encoding="utf-8")
     second = css_bundle(web)
     assert second is not None and second.href != first.href and b"green" in second.body
@@ -342,26 +353,47 @@ def test_every_key_the_table_pages_first_modules_name_is_in_its_part_of_the_cata
     assert {"table", "nav", "title", "status"} <= key_prefixes(WEB, "table.js")
 
 
-def test_the_table_page_links_the_part_of_the_stylesheets_it_uses_and_the_whole_beside(
+def sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def test_the_table_page_carries_the_part_of_the_stylesheets_it_uses_and_the_whole_beside(
     server: Server,
 ) -> None:
-    html = httpx.get(f"{server.base_url}/table/somewhere").text
-    found = re.findall(r'<link rel="stylesheet" href="([^"]+)" data-full="([^"]+)">', html)
+    table = httpx.get(f"{server.base_url}/table/somewhere")
+    found = re.findall(r'<style data-full="([^"]+)">(.*?)</style>', table.text, re.DOTALL)
     assert len(found) == 1
-    part_href, whole_href = found[0]
+    whole_href, style = found[0]
     whole = css_bundle(WEB)
     part = css_bundle(WEB, PAGE_STYLESHEETS["table.js"])
     assert whole is not None and part is not None
-    assert (part_href, whole_href) == (part.href, whole.href)
-    for href, bundle in ((part_href, part), (whole_href, whole)):
-        r = httpx.get(f"{server.base_url}{href}")
-        assert r.status_code == 200 and r.content == bundle.body
+    assert whole_href == whole.href and style == part.body.decode()
+    r = httpx.get(f"{server.base_url}{whole_href}")
+    assert r.status_code == 200 and r.content == whole.body
     assert b"/* table.css */" in part.body and b"/* tournaments.css */" not in part.body
-    assert "data-full" not in httpx.get(f"{server.base_url}/profile").text
-    lobby = httpx.get(f"{server.base_url}/lobby").text
+    assert '<link rel="stylesheet"' not in table.text
+    profile = httpx.get(f"{server.base_url}/profile").text
+    assert "data-full" not in profile and f'<link rel="stylesheet" href="{whole.href}">' in profile
+    lobby = httpx.get(f"{server.base_url}/lobby")
     lobby_part = css_bundle(WEB, PAGE_STYLESHEETS["pages/lobby.js"])
     assert lobby_part is not None
-    assert f'href="{lobby_part.href}" data-full="{whole.href}"' in lobby
+    assert f'<style data-full="{whole.href}">{lobby_part.body.decode()}</style>' in lobby.text
+    # each page's policy lets run its inline script (boot.js) and style, by their hashes:
+    # every answer's policy, with those two sources added and nothing else
+    boot = (WEB / "js" / "boot.js").read_text(encoding="utf-8")
+    assert f"<script>{boot}</script>" in table.text
+    other = httpx.get(f"{server.base_url}/static/js/app.js").headers["content-security-policy"]
+    for page, css in ((table, part), (lobby, lobby_part)):
+        policy = page.headers["content-security-policy"]
+        assert "'unsafe-inline'" not in policy
+        allowed = policy.replace(f" {sha256(boot)}", "").replace(
+            f" {sha256(css.body.decode())}", ""
+        )
+        assert allowed == other and policy != other
+    assert re.findall(
+        r"'sha256-[^']+'",
+        httpx.get(f"{server.base_url}/profile").headers["content-security-policy"],
+    ) == [sha256(boot)]
 
 
 def test_the_table_page_plays_from_what_it_carried_and_loads_the_rest_after(
@@ -370,6 +402,7 @@ def test_the_table_page_plays_from_what_it_carried_and_loads_the_rest_after(
     page = pages()
     guest(page)
     assert page.request.put("/api/me/options", data={"deck_style": "french"}).ok
+    page.add_init_script(WATCH_POLICY)
     asked: list[str] = []
     sent: list[dict[str, Any]] = []
     received: list[dict[str, Any]] = []
@@ -395,7 +428,7 @@ def test_the_table_page_plays_from_what_it_carried_and_loads_the_rest_after(
     # what playing does without comes after, and the whole catalog and stylesheets with it
     expect(page.locator(".table-options")).to_be_visible()
     expect(page.locator(".chat-panel .chat-phrases button").first).to_have_text("Ciao!")
-    expect(page.locator("link[data-full]")).to_have_count(0)
+    expect(page.locator("[data-full]")).to_have_count(0)
     page.wait_for_load_state("networkidle")
     assert not [u for u in asked if u.startswith("/static/decks/")]
     assert "/static/i18n/it.json" in asked
@@ -410,7 +443,14 @@ def test_the_table_page_plays_from_what_it_carried_and_loads_the_rest_after(
     # a page after the first has the whole catalog and stylesheets
     page.locator(".topnav a[href='/lobby']").click()
     expect(page.locator(".lobby-tables h1")).to_have_text("Tavoli")
+    # the inline script and style ran under the page's policy, and nothing was refused
+    assert page.evaluate("() => window.__violations") == []
 
+
+# Every refusal of the page's Content-Security-Policy, from the document's start.
+WATCH_POLICY = """window.__violations = [];
+document.addEventListener('securitypolicyviolation',
+  (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));"""
 
 # Where the first card of the hand was in the first frame the player could tap it.
 FIRST_BOX = """(() => {
@@ -444,7 +484,7 @@ def test_nothing_under_the_players_finger_moves_when_the_rest_arrives(
     # all of it here: the options' popover, chat, the whole stylesheets and catalog
     expect(page.locator(".table-options .table-options-panel")).to_be_attached()
     expect(page.locator(".chat-panel .chat-phrases button").first).to_be_visible()
-    expect(page.locator("link[data-full]")).to_have_count(0)
+    expect(page.locator("[data-full]")).to_have_count(0)
     first = page.evaluate("() => window.__firstCard")
     now = page.locator(f".hand-card[data-code='{first['code']}']").evaluate(
         "e => { const r = e.getBoundingClientRect(); return {x: r.x + scrollX, y: r.y + scrollY}; }"
@@ -478,7 +518,7 @@ def test_the_lobbys_buttons_stay_where_they_were_when_the_rest_arrives(
     # the form, the tournaments, the chat, the whole stylesheets: all here now
     expect(page.locator(".create-form")).to_be_visible()
     expect(page.locator(".chat-panel")).to_be_visible()
-    expect(page.locator("link[data-full]")).to_have_count(0)
+    expect(page.locator("[data-full]")).to_have_count(0)
     first = page.evaluate("() => window.__firstButton")
     button = page.locator(f".lobby-table[data-table='{first['table']}'] button[data-action]")
     now = button.first.evaluate(

@@ -1,4 +1,5 @@
-"""Pure ASGI middlewares: a cap on request bodies, and the browser's security headers.
+"""Pure ASGI middlewares: a cap on request bodies, the browser's security headers, and the
+static files compressed.
 
 They are plain ASGI (no BaseHTTPMiddleware) so that they see the body as it arrives
 and add nothing to the cost of a WebSocket, which they pass through untouched.
@@ -6,15 +7,27 @@ and add nothing to the cost of a WebSocket, which they pass through untouched.
 
 from __future__ import annotations
 
+import gzip
+import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Final
 
+import brotli  # type: ignore[import-untyped]
 import orjson
+from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import error_body
 
-__all__ = ["BodyLimit", "SecurityHeaders", "content_security_policy"]
+__all__ = [
+    "BodyLimit",
+    "CompressedFiles",
+    "SecurityHeaders",
+    "accepts",
+    "compress",
+    "content_security_policy",
+]
 
 
 def _header(scope: Scope, name: bytes) -> bytes | None:
@@ -155,3 +168,102 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+# ---- compression ------------------------------------------------------------------------------
+
+_CODING = re.compile(r"^\s*([a-z*-]+)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*$", re.IGNORECASE)
+
+
+def accepts(accept_encoding: str | None, coding: str) -> bool:
+    """Whether an Accept-Encoding header accepts `coding` ("br", "gzip"): named (or "*")
+    with a weight above 0."""
+    for item in (accept_encoding or "").split(","):
+        found = _CODING.match(item)
+        if found and found.group(1).lower() in (coding, "*"):
+            try:
+                return float(found.group(2) or 1) > 0
+            except ValueError:
+                return False
+    return False
+
+
+def compress(body: bytes, coding: str, level: int | None = None) -> bytes:
+    """`body` in `coding` ("br" or "gzip"): Brotli at `level` (11, its best, by default),
+    gzip at 9."""
+    if coding == "br":
+        data: bytes = brotli.compress(body, quality=11 if level is None else level)
+        return data
+    return gzip.compress(body, 9 if level is None else level)
+
+
+@lru_cache(maxsize=256)
+def _compressed(path: str, tag: bytes, coding: str, body: bytes) -> bytes:
+    del path, tag  # with `body`, the key: one compression per file's version
+    return compress(body, coding)
+
+
+class CompressedFiles:
+    """Serve the static files (StaticFiles) compressed: Brotli when the browser accepts
+    it, else gzip, each file's version (path and ETag) compressed once, at the best
+    level.
+
+    The modules a page needs first are small files, where Brotli (its built-in
+    dictionary of web text) saves a sixth more than gzip; at its best level it is too
+    slow to run per request, hence once per file. Only whole text answers (200, not a
+    range) are compressed; a 304 or a HEAD passes as it is.
+    """
+
+    TYPES: Final = ("text/", "application/javascript", "application/json", "image/svg+xml")
+
+    def __init__(self, app: ASGIApp, *, minimum_size: int = 512) -> None:
+        self.app = app
+        self.minimum_size = minimum_size
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "GET":
+            await self.app(scope, receive, send)
+            return
+        offered = _header(scope, b"accept-encoding")
+        header = offered.decode("latin-1") if offered else None
+        coding = "br" if accepts(header, "br") else "gzip" if accepts(header, "gzip") else None
+        if coding is None:
+            await self.app(scope, receive, send)
+            return
+        start: Message | None = None
+        parts: list[bytes] = []
+
+        async def collect(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(raw=list(message.get("headers", ())))
+                kind = headers.get("content-type", "")
+                if (
+                    message["status"] == 200
+                    and "content-encoding" not in headers
+                    and (kind.startswith(self.TYPES))
+                ):
+                    start = message  # held until the body is whole
+                    return
+                await send(message)
+            elif start is None:
+                await send(message)
+            else:
+                parts.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    await self._send(scope, start, b"".join(parts), coding, send)
+
+        await self.app(scope, receive, collect)
+
+    async def _send(
+        self, scope: Scope, start: Message, body: bytes, coding: str, send: Send
+    ) -> None:
+        headers = MutableHeaders(raw=list(start.get("headers", ())))
+        if len(body) >= self.minimum_size:
+            tag = headers.get("etag", "").encode()
+            body = _compressed(str(scope.get("path")), tag, coding, body)
+            headers["content-encoding"] = coding
+            headers["content-length"] = str(len(body))
+        headers.add_vary_header("Accept-Encoding")
+        await send({**start, "headers": headers.raw})
+        await send({"type": "http.response.body", "body": body})

@@ -15,15 +15,22 @@ stale; the page each address loads mirrors app.js's PAGES, which a test keeps in
 The stylesheets index.html links are served as one file (`/static/bundle/<hash>.css`,
 their plain concatenation in the same order, which is what the browser applies anyway):
 one request instead of seven. The files on disk stay the source: the bundle is made
-again whenever one of them changes. The table's page links only the bundle of the
-stylesheets it uses (PAGE_STYLESHEETS; the lobby's too), with the whole bundle's address beside it
-(`data-full`): the client adds that one once the page is drawn, then drops the part (the
-whole bundle alone decides every rule, as it repeats the part's rules later).
+again whenever one of them changes. The table's page carries only the stylesheets it
+uses (PAGE_STYLESHEETS; the lobby's too) in a `<style>`, with the whole bundle's address
+beside it (`data-full`): the client adds that one once the page is drawn, then drops the
+part (the whole bundle alone decides every rule, as it repeats the part's rules later).
+
+HTTP/1.1 gives a page six connections to its host, so each request past the sixth waits
+for one of them: a round trip more (150 ms on a fast 3G). Hence js/boot.js comes inline
+too, and the table's page then asks for its 12 modules in two rounds rather than three.
+The page's Content-Security-Policy allows exactly these inline texts by their SHA-256
+(inline_hashes), and no other. The preloads come first in the head, so that the
+browser asks for the modules before it has read the rest.
 """
 
 from __future__ import annotations
 
-import gzip
+import base64
 import hashlib
 import json
 import re
@@ -45,6 +52,7 @@ __all__ = [
     "deck_index",
     "deck_sprite",
     "index_html",
+    "inline_hashes",
     "key_prefixes",
     "page_catalog",
     "page_module",
@@ -98,6 +106,10 @@ _STATIC = re.compile(
     r"^\s*(?:import|export)\b(?:[^;\"'()]*?\bfrom)?\s*[\"']([^\"']+)[\"']", re.MULTILINE
 )
 _STYLESHEET = re.compile(r'^[ \t]*<link rel="stylesheet" href="/static/([^"]+)">\n', re.MULTILINE)
+# index.html's boot.js (carried inline) and app.js (moved up, after the preloads)
+_BOOT = re.compile(r'^[ \t]*<script src="/static/(js/boot\.js)"[^>]*></script>\n', re.MULTILINE)
+_APP = re.compile(r'^[ \t]*<script type="module" src="[^"]+"></script>\n', re.MULTILINE)
+_TITLE_END = "</title>\n"
 # What would make a concatenation differ from separate files: rules that must come
 # first in a file, or addresses relative to the file.
 _NOT_CONCATENABLE = re.compile(r"@import|@charset|url\(", re.IGNORECASE)
@@ -145,7 +157,6 @@ class CssBundle:
 
     href: str
     body: bytes
-    gzipped: bytes
 
 
 def _stylesheets(web: Path) -> list[str]:
@@ -185,7 +196,7 @@ def _bundle(files: tuple[Path, ...], stamp: tuple[tuple[int, int], ...]) -> CssB
         for f, p in zip(files, parts, strict=True)
     )
     digest = hashlib.sha256(body).hexdigest()[:16]
-    return CssBundle(f"/static/bundle/{digest}.css", body, gzip.compress(body, 9))
+    return CssBundle(f"/static/bundle/{digest}.css", body)
 
 
 _CATALOG = re.compile(
@@ -347,28 +358,69 @@ def _modules(web: Path, page: str | None) -> tuple[str, ...]:
     return tuple(modules)
 
 
+def _inline_script(web: Path, name: str) -> str | None:
+    """The text of the classic script `name` (under `web`) to carry in a `<script>`; None
+    when it cannot be carried as it is (it would end the element early)."""
+    try:
+        text = (web / name).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return None if re.search(r"</script|<!--", text, re.IGNORECASE) else text
+
+
+def _inline_style(bundle: CssBundle) -> str | None:
+    """The part's rules to carry in a `<style>`; None when they would end it early."""
+    text = bundle.body.decode("utf-8")
+    return None if re.search(r"</style", text, re.IGNORECASE) else text
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def inline_hashes(web: Path, page: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The CSP sources of the inline script and style elements index_html(web, page)
+    carries: ('sha256-...' of each script, of each style), for script-src and style-src."""
+    script = _inline_script(web, "js/boot.js")
+    part = css_bundle(web, PAGE_STYLESHEETS[page]) if page in PAGE_STYLESHEETS else None
+    style = _inline_style(part) if part is not None and css_bundle(web) is not None else None
+    return (
+        () if script is None else (_sha256(script),),
+        () if style is None else (_sha256(style),),
+    )
+
+
 def index_html(web: Path, page: str | None, lang: str = "it", deck: str | None = None) -> str:
     """index.html for `page` (a module under web/js, or None) read in `lang`: its
-    modules preloaded, its catalogs (and on the table pages the decks' index and the
-    deck `deck`, the reader's style) carried, the stylesheets bundled in the place of
-    the first."""
+    modules preloaded first, boot.js inline, its catalogs (and on the table pages the
+    decks' index and the deck `deck`, the reader's style) carried, the stylesheets
+    bundled in the place of the first (the page's part of them inline, where it has one)."""
     html = (web / "index.html").read_text(encoding="utf-8")
     bundle = css_bundle(web)
     part = css_bundle(web, PAGE_STYLESHEETS[page]) if page in PAGE_STYLESHEETS else None
     first = _STYLESHEET.search(html)
     if bundle is not None and first is not None:
         tag = f'  <link rel="stylesheet" href="{bundle.href}">\n'
-        if part is not None:
-            tag = f'  <link rel="stylesheet" href="{part.href}" data-full="{bundle.href}">\n'
+        style = _inline_style(part) if part is not None else None
+        if style is not None:
+            tag = f'  <style data-full="{bundle.href}">{style}</style>\n'
         html = html[: first.start()] + tag + _STYLESHEET.sub("", html[first.start() :])
+    boot = _BOOT.search(html)
+    script = _inline_script(web, boot.group(1)) if boot is not None else None
+    if boot is not None and script is not None:
+        html = html[: boot.start()] + f"  <script>{script}</script>\n" + html[boot.end() :]
     wanted = [m for m in _modules(web, page) if m != "js/app.js"]
     catalog = catalog_json(web, lang)
     if catalog is None:  # i18n.js imports the modules themselves
         wanted += [c.format(lang=lang) for c in CATALOGS]
     preloads = [f'  <link rel="modulepreload" href="/static/{m}">\n' for m in wanted]
-    # what the page reads first comes with it, as JSON data blocks (not code: the policy
-    # allows no inline script): the catalog i18n.js starts with (the page's part of it on
-    # the table and in the lobby), the decks' index and the reader's deck
+    app = _APP.search(html)
+    if app is not None:  # the page's module right after them: asked for in the same breath
+        preloads.append(app.group(0))
+        html = html[: app.start()] + html[app.end() :]
+    # what the page reads first comes with it, as JSON data blocks (not code): the catalog
+    # i18n.js starts with (the page's part of it on the table and in the lobby), the
+    # decks' index and the reader's deck; after the rest of the head
     blocks = []
     if catalog is not None and page in _PART_CATALOG_PAGES:
         texts = page_catalog(web, lang, page)
@@ -382,6 +434,9 @@ def index_html(web: Path, page: str | None, lang: str = "it", deck: str | None =
         sprite = deck_sprite(web, deck) if deck is not None else None
         if sprite is not None:
             blocks.append(data_block("cirulla-deck", sprite))
-    preloads += blocks
-    marker = '  <script type="module"'
-    return html.replace(marker, "".join(preloads) + marker, 1) if marker in html else html
+    html = html.replace("</head>", "".join(blocks) + "</head>", 1)
+    at = html.find(_TITLE_END)
+    if at < 0:
+        return html.replace("</head>", "".join(preloads) + "</head>", 1)
+    at += len(_TITLE_END)
+    return html[:at] + "".join(preloads) + html[at:]

@@ -1,15 +1,16 @@
 """Serving the web client: static ES modules, CSS and SVG decks, and index.html for every page.
 
 Each page's HTML carries what the client would otherwise ask for first: the answer of
-GET /api/me as a JSON data block (`#cirulla-bootstrap`, not code: the policy forbids
-inline scripts), and the preloads of gateway/preload.py (with, on the table pages, the
-cards of the reader's deck style). On a phone each request saved
-is a round trip saved.
+GET /api/me as a JSON data block (`#cirulla-bootstrap`, not code), and what
+gateway/preload.py puts in it (the preloads, js/boot.js, the table's and the lobby's
+stylesheets, and on the table pages the cards of the reader's deck style). On a phone
+each request saved is a round trip saved. The page's policy is the one every answer
+gets (middleware.content_security_policy) with the SHA-256 of its inline script and
+style added: those texts run, and nothing else inline.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import logging
@@ -20,14 +21,21 @@ from typing import Any, Final
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
-from starlette.middleware.gzip import GZipMiddleware
 
 from .accounts import me
 from .errors import UNAVAILABLE_ERRORS, ApiError
-from .preload import catalog_json, css_bundle_at, data_block, index_html, page_module
+from .middleware import CompressedFiles, accepts, compress, content_security_policy
+from .preload import (
+    catalog_json,
+    css_bundle_at,
+    data_block,
+    index_html,
+    inline_hashes,
+    page_module,
+)
 from .security import optional_user
 
-__all__ = ["LANGUAGE_COOKIE", "PAGES", "install_web", "reader_language"]
+__all__ = ["LANGUAGE_COOKIE", "PAGES", "install_web", "page_policy", "reader_language"]
 
 log = logging.getLogger("cirulla.server")
 
@@ -95,9 +103,31 @@ def _deck_style(boot: dict[str, Any] | None) -> str | None:
     return style if isinstance(style, str) else None
 
 
-@lru_cache(maxsize=8)
-def _gzipped(body: bytes) -> bytes:
-    return gzip.compress(body, 9)
+@lru_cache(maxsize=16)
+def _compressed(body: bytes, coding: str) -> bytes:
+    return compress(body, coding)
+
+
+def _encoded(body: bytes, accept_encoding: str | None) -> tuple[bytes, str | None]:
+    """`body` (a stylesheet bundle, a catalog: the same bytes for everyone) compressed
+    once at the best level, in the best coding the browser accepts (Brotli, gzip)."""
+    for coding in ("br", "gzip"):
+        if accepts(accept_encoding, coding):
+            return _compressed(body, coding), coding
+    return body, None
+
+
+def page_policy(page: str | None) -> str:
+    """The Content-Security-Policy of the HTML of `page`: every answer's, with the hashes
+    of the inline script and style that HTML carries added to script-src and style-src."""
+    scripts, styles = inline_hashes(WEB, page)
+    policy = content_security_policy()
+    for directive, sources in (("script-src", scripts), ("style-src", styles)):
+        if sources:
+            policy = policy.replace(
+                f"{directive} 'self'", " ".join([f"{directive} 'self'", *sources]), 1
+            )
+    return policy
 
 
 def install_web(app: FastAPI) -> None:
@@ -108,16 +138,25 @@ def install_web(app: FastAPI) -> None:
             request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language")
         )
         boot = await _bootstrap(request)
-        html = index_html(WEB, page_module(request.url.path), lang, _deck_style(boot))
+        page = page_module(request.url.path)
+        html = index_html(WEB, page, lang, _deck_style(boot))
         if boot is not None:
             block = data_block("cirulla-bootstrap", json.dumps(boot, separators=(",", ":")))
             html = html.replace("</title>\n", "</title>\n" + block, 1)
         body = html.encode("utf-8")
         # no-cache: a new release is picked up at once; private: it holds the user's data
-        headers = {"Cache-Control": "private, no-cache", "Vary": "Accept-Encoding, Cookie"}
-        if "gzip" in request.headers.get("accept-encoding", ""):
-            body = gzip.compress(body, 6)
-            headers["Content-Encoding"] = "gzip"
+        headers = {
+            "Cache-Control": "private, no-cache",
+            "Vary": "Accept-Encoding, Cookie",
+            "Content-Security-Policy": page_policy(page),
+        }
+        # made for each reader: a level fast enough for each answer (a few ms)
+        offered = request.headers.get("accept-encoding")
+        for coding, level in (("br", 6), ("gzip", 6)):
+            if accepts(offered, coding):
+                body = compress(body, coding, level)
+                headers["Content-Encoding"] = coding
+                break
         return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
     for path in PAGES:
@@ -141,10 +180,9 @@ def install_web(app: FastAPI) -> None:
             "ETag": f'"{name.removesuffix(".css")}"',
             "Vary": "Accept-Encoding",
         }
-        body = bundle.body
-        if "gzip" in request.headers.get("accept-encoding", ""):
-            body = bundle.gzipped
-            headers["Content-Encoding"] = "gzip"
+        body, coding = _encoded(bundle.body, request.headers.get("accept-encoding"))
+        if coding is not None:
+            headers["Content-Encoding"] = coding
         return Response(body, media_type="text/css; charset=utf-8", headers=headers)
 
     async def catalog(request: Request, lang: str) -> Response:
@@ -156,15 +194,14 @@ def install_web(app: FastAPI) -> None:
         headers = {"Cache-Control": "no-cache", "ETag": tag, "Vary": "Accept-Encoding"}
         if request.headers.get("if-none-match") == tag:
             return Response(status_code=304, headers=headers)
-        if "gzip" in request.headers.get("accept-encoding", ""):
-            body = _gzipped(body)
-            headers["Content-Encoding"] = "gzip"
+        body, coding = _encoded(body, request.headers.get("accept-encoding"))
+        if coding is not None:
+            headers["Content-Encoding"] = coding
         return Response(body, media_type="application/json", headers=headers)
 
     router.add_api_route("/favicon.ico", favicon, methods=["GET"])
     router.add_api_route("/static/i18n/{lang}.json", catalog, methods=["GET"])
     router.add_api_route("/static/bundle/{name}", stylesheets, methods=["GET"])
     app.include_router(router)
-    # gzip: the modules, catalogs and decks are text, a third of their size compressed
-    static = GZipMiddleware(StaticFiles(directory=WEB), minimum_size=1024)
-    app.mount("/static", static, name="static")
+    # the modules, catalogs and decks are text, a third of their size or less compressed
+    app.mount("/static", CompressedFiles(StaticFiles(directory=WEB)), name="static")

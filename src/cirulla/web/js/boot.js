@@ -1,7 +1,8 @@
-// Opens the one WebSocket while the modules are still on their way: a classic script,
-// so it runs as soon as it arrives, a round trip or more before app.js can. socket.js
-// adopts the socket and the frames it received meanwhile (takeEarlySocket). Only with
-// a session (the HTML's #cirulla-bootstrap says so): the server refuses others.
+// Opens the one WebSocket while the modules are still on their way: a classic script
+// the HTML carries (gateway/preload.py), so it runs as the page is read, a round trip or
+// more before app.js can. socket.js adopts the socket and the frames it received
+// meanwhile (takeEarlySocket). Only with a session (the HTML's #cirulla-bootstrap says
+// so): the server refuses others.
 //
 // It also asks at once, as the socket opens, for what the page shows first, so that it
 // is here by the time the page is: on a table's page it joins the table (the table's

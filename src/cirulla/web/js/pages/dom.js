@@ -74,14 +74,14 @@ export function uid(prefix = "c") {
   return `${prefix}-${ids}`;
 }
 
-// The rest of the stylesheets, when the page's HTML linked only the part its first paint
-// needs (gateway/preload.py, <link data-full>): the whole bundle is added, and the part
+// The rest of the stylesheets, when the page's HTML carried only the part its first paint
+// needs (gateway/preload.py, <style data-full>): the whole bundle is added, and the part
 // dropped once it has loaded (the whole one repeats the part's rules later in the same
 // order, so nothing looks different meanwhile). Resolves then, or when it cannot load.
 let styled = null;
 export function whenStyled() {
   if (styled) return styled;
-  const part = document.querySelector('link[rel="stylesheet"][data-full]');
+  const part = document.querySelector("style[data-full], link[rel='stylesheet'][data-full]");
   if (!part) return Promise.resolve();
   styled = new Promise((resolve) => {
     const whole = document.createElement("link");
