@@ -10,9 +10,11 @@ Measured, each for about `--seconds`, with uniformly random legal actions:
 - aec_no_observation: `step()` with actions from `legal_actions()`, no observation
   tensor made (the view for `infos` still is): the encoding and the bookkeeping;
 - gym: the single-agent wrapper against "normale" bots (the bots' moves are inside a step);
-- vector: gymnasium's AsyncVectorEnv of `--envs` wrappers in as many processes.
-Prints JSON (and writes it to `--out` when given). A machine's other load shows up
-here: the figures are for comparing, on one machine, one run with another.
+- vector: gymnasium's AsyncVectorEnv of `--envs` wrappers in as many processes, and its
+  speed-up over the single-process wrapper (the ratio of the two, round by round).
+Prints JSON (and writes it to `--out` when given), with the load average before and
+after. A machine's other load shows up here: run it on a quiet machine, and compare
+figures only between runs on one machine.
 """
 
 from __future__ import annotations
@@ -103,28 +105,33 @@ def _make(preset: str, players: int) -> Any:
     return lambda: SingleAgentEnv(players=players, preset=preset, level="normale")
 
 
-def vector(preset: str, players: int, seconds: float, n: int) -> dict[str, float]:
-    envs = gymnasium.vector.AsyncVectorEnv(
-        [_make(preset, players) for _ in range(n)],
-        autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP,  # obs: the new episode's
-    )
-    rng = np.random.default_rng(0)
-    obs, _ = envs.reset(seed=list(range(n)))
-    steps = episodes = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        masks = obs["action_mask"]
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        obs, _, term, trunc, _ = envs.step(actions)
-        steps += n
-        episodes += int(np.sum(term | trunc))
-    elapsed = time.perf_counter() - start
-    envs.close()
-    return {
-        "envs": n,
-        "steps_per_second": steps / elapsed,
-        "episodes_per_second": episodes / elapsed,
-    }
+class Vector:
+    """gymnasium's AsyncVectorEnv of `n` wrappers in as many processes, kept open across
+    the rounds (its processes wait, idle, while the others are measured)."""
+
+    def __init__(self, preset: str, players: int, n: int) -> None:
+        self.n = n
+        self.envs = gymnasium.vector.AsyncVectorEnv(
+            [_make(preset, players) for _ in range(n)],
+            autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP,  # obs: the new episode's
+        )
+        self.rng = np.random.default_rng(0)
+        self.obs, _ = self.envs.reset(seed=list(range(n)))
+
+    def measure(self, seconds: float) -> dict[str, float]:
+        steps = episodes = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            masks = self.obs["action_mask"]
+            actions = np.array([self.rng.choice(np.flatnonzero(m)) for m in masks])
+            self.obs, _, term, trunc, _ = self.envs.step(actions)
+            steps += self.n
+            episodes += int(np.sum(term | trunc))
+        elapsed = time.perf_counter() - start
+        return {"steps_per_second": steps / elapsed, "episodes_per_second": episodes / elapsed}
+
+    def close(self) -> None:
+        self.envs.close()
 
 
 def main() -> None:
@@ -136,6 +143,7 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=2, help="processes of the vector run")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
     args = parser.parse_args()
+    load_before = list(os.getloadavg())
     rules = Rules.preset(args.preset)
     rules.check_players(args.players)
     # The machine may be shared: the single-process measurements are interleaved in
@@ -148,12 +156,16 @@ def main() -> None:
         "aec": [],
         "aec_no_observation": [],
         "gym_vs_normale": [],
+        "vector_vs_normale": [],
     }
+    vec = Vector(args.preset, args.players, args.envs)
     for _ in range(rounds):
         runs["engine"].append(engine(rules, args.players, s))
         runs["aec"].append(aec(args.preset, args.players, s, observe=True))
         runs["aec_no_observation"].append(aec(args.preset, args.players, s, observe=False))
         runs["gym_vs_normale"].append(gym(args.preset, args.players, s))
+        runs["vector_vs_normale"].append(vec.measure(s))
+    vec.close()
     result: dict[str, Any] = {
         "preset": args.preset,
         "players": args.players,
@@ -169,12 +181,17 @@ def main() -> None:
         a["moves_per_second"] / e["moves_per_second"]
         for a, e in zip(runs["aec"], runs["engine"], strict=True)
     )
-    result["vector_vs_normale"] = vector(args.preset, args.players, args.seconds, args.envs)
+    result["vector_vs_normale"]["envs"] = args.envs
+    result["vector_vs_normale"]["speedup_over_one_process"] = statistics.median(
+        v["steps_per_second"] / g["steps_per_second"]
+        for v, g in zip(runs["vector_vs_normale"], runs["gym_vs_normale"], strict=True)
+    )
     result["machine"] = {
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "load_average": list(os.getloadavg()),
+        "load_average_before": load_before,
+        "load_average_after": list(os.getloadavg()),
         "compiled_engine": not cirulla.deal.__file__.endswith(".py"),
     }
     text = json.dumps(result, indent=2)

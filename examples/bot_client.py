@@ -6,8 +6,9 @@ server goes away, connects again and carries on from the table's current version
 
     python examples/bot_client.py --server http://127.0.0.1:8000 --token "$TOKEN"
 
-Options: --level (facile, normale, ...), --create '{"players": 2, "bots": {"1": "facile"}}'
-to open a table of its own, --games N to stop after N partite.
+Options: --level (facile, normale, difficile, campione or maestro), --create
+'{"players": 2, "bots": {"1": "facile"}}' to open a table of its own, --games N to stop
+after N partite.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from cirulla.bots import SeatView, level_bot
+from cirulla.bots import LEVELS, SeatView, level_bot
 
 
 def run(
@@ -67,7 +68,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", default="http://127.0.0.1:8000")
     parser.add_argument("--token", required=True)
-    parser.add_argument("--level", default="normale")
+    parser.add_argument("--level", default="normale", choices=list(LEVELS))
     parser.add_argument("--games", type=int, default=None)
     parser.add_argument("--create", type=json.loads, default=None, help="a table config (JSON)")
     args = parser.parse_args()

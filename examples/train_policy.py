@@ -1,6 +1,6 @@
 """Train a small policy against the `normale` bot on a CPU in minutes, then measure it honestly.
 
-    python examples/train_policy.py --minutes 3 --seed 1
+    python examples/train_policy.py --minutes 3 --seed 0 [--episodes N] [--out run.json]
 
 The policy is a tiny numpy network (observation -> 64 tanh units -> 104 logits, the
 illegal actions masked out) trained by REINFORCE with a learned baseline on the
@@ -12,16 +12,24 @@ The evaluation plays deals the training never saw, each twice: the agent in seat
 then in seat 1 against the same cards and the same bot (paired decks, so the luck of
 the cards cancels out), acting greedily. A uniformly random legal player goes through
 the same deals as the baseline. It prints the mean margin per smazzata with a 95%
-interval for both, whatever they are. Needs the "rl" extra: pip install "cirulla[rl]".
+interval for both, whatever they are, and `--out` writes them as JSON. A run stops at
+`--minutes` or `--episodes`, whichever comes first; with the same `--episodes` (and
+minutes to spare) and the same seed it trains the same policy again. Needs the "rl"
+extra: pip install "cirulla[rl]".
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
+import platform
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -261,9 +269,15 @@ def evaluate(
     return np.array(out)
 
 
+def half_width(samples: Array) -> float:
+    """Of the 95% interval of the mean (normal approximation)."""
+    if len(samples) < 2:
+        return math.inf
+    return float(1.96 * samples.std(ddof=1) / math.sqrt(len(samples)))
+
+
 def interval(samples: Array) -> str:
-    half = 1.96 * samples.std(ddof=1) / math.sqrt(len(samples)) if len(samples) > 1 else math.inf
-    return f"{samples.mean():+.2f} ± {half:.2f}"
+    return f"{samples.mean():+.2f} ± {half_width(samples):.2f}"
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, float]:
@@ -276,7 +290,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     )
     parser.add_argument("--batch", type=int, default=32, help="episodes per update")
     parser.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate")
+    parser.add_argument("--out", type=Path, help="also write the results here (JSON)")
     args = parser.parse_args(argv)
+    load_before = os.getloadavg()
     envs = [SingleAgentEnv(players=2, preset="cirulla", level="normale", seat=s) for s in (0, 1)]
     start = time.monotonic()
     policy, episodes = train(envs, args.minutes * 60, args.episodes, args.seed, args.batch, args.lr)
@@ -292,11 +308,60 @@ def main(argv: Sequence[str] | None = None) -> dict[str, float]:
     print(f"  trained policy (greedy): {interval(trained)}")
     print(f"  random legal moves:      {interval(rand)}")
     print(f"  trained - random, paired by deal: {interval(trained - rand)}")
-    return {
+    result = {
         "episodes": float(episodes),
         "trained": float(trained.mean()),
         "random": float(rand.mean()),
+        "difference": float((trained - rand).mean()),
+        "difference_half_width": half_width(trained - rand),
     }
+    if args.out is not None:
+        _write(args, argv, result, trained, rand, took, load_before)
+    return result
+
+
+def _write(
+    args: argparse.Namespace,
+    argv: Sequence[str] | None,
+    result: dict[str, float],
+    trained: Array,
+    rand: Array,
+    took: float,
+    load_before: tuple[float, float, float],
+) -> None:
+    """The run as JSON: what was asked, what came out, and the machine it ran on."""
+
+    def summary(samples: Array) -> dict[str, float]:
+        return {"mean": float(samples.mean()), "half_width_95": half_width(samples)}
+
+    given = list(argv) if argv is not None else sys.argv[1:]
+    run = {
+        "command": " ".join(["python", "examples/train_policy.py", *given]),
+        "seed": args.seed,
+        "minutes_allowed": args.minutes,
+        "episodes_allowed": args.episodes,
+        "episodes": int(result["episodes"]),
+        "training_minutes": round(took / 60, 2),
+        "batch": args.batch,
+        "lr": args.lr,
+        "opponent": "normale",
+        "eval_pairs": args.eval_pairs,
+        "eval_seeds": [EVAL_SEED_BASE, EVAL_SEED_BASE + args.eval_pairs - 1],
+        "margin_per_smazzata": {
+            "trained_greedy": summary(trained),
+            "random_legal": summary(rand),
+            "trained_minus_random_paired": summary(trained - rand),
+        },
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        },
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(run, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -29,3 +29,10 @@ def test_readme_example_shows_what_it_prints(capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("1 [Card('5S'), Card('3S'), Card('AS')]")
     assert out[1] == "['!cirulla:AS3S5S', '5Sx5D', '3S', 'ASx5DQD2HQS']"
+
+
+def test_the_complete_bot_in_the_bot_docs_is_examples_bot_client_py() -> None:
+    """docs/bots.md shows, whole, the bot that tests/test_server_bot_api.py runs."""
+    blocks = _python_blocks(ROOT / "docs" / "bots.md")
+    client = (ROOT / "examples" / "bot_client.py").read_text(encoding="utf-8")
+    assert client in blocks, "docs/bots.md's bot differs from examples/bot_client.py"

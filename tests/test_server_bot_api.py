@@ -285,8 +285,9 @@ def test_a_bot_plays_a_whole_partita_through_the_stream_and_the_move_endpoint(
             view = play_through_stream(http, stream, table)
         assert view["status"] == "finished"
         record = anna.http.get(f"/api/records/{table}")
-        if record.status_code == 200:
-            assert record.json()["seats"][0].get("bot_account") is True
+        assert record.status_code == 200, record.text
+        assert record.json()["seats"][0]["bot_account"] is True
+        assert "bot_account" not in record.json()["seats"][1]
 
 
 def test_a_bot_is_invited_accepts_and_is_flagged_at_the_table_and_in_the_lobby(

@@ -11,7 +11,9 @@ from typing import Any
 import httpx
 import pytest
 from serverutil import Player, Server, running_server
+from test_server_bot_api import make_bot
 from test_server_play import guests, open_table, start_server
+from websockets.sync.client import connect
 
 TOKEN = "s3cret-operator-token"
 Frame = dict[str, Any]
@@ -139,6 +141,43 @@ def test_lobby_chat(server: Server) -> None:
     assert got["from"] == anna.user["name"] and "text" not in got
     (late,) = guests(server, 1)
     assert "buona_fortuna" in history(late, None, {"type": "lobby"})
+
+
+def bot_player(server: Server, token: str) -> Player:
+    """A bot account on the WebSocket, by its token (docs/bots.md)."""
+    bot = Player(server)
+    headers = {"Authorization": f"Bearer {token}"}
+    bot.ws = connect(server.ws_url, additional_headers=headers).__enter__()
+    bot.recv_until(lambda f: f["type"] == "welcome")
+    return bot
+
+
+def test_a_bot_accounts_messages_are_marked_as_a_bots(server: Server) -> None:
+    """Live, in the history a join brings, over HTTP and in the lobby: a bot account's
+    messages carry `bot_account: true`, a person's nothing of the kind."""
+    owner = Player(server).register("padrona")
+    robo = bot_player(server, make_bot(owner, "robo-chiacchiera", ["play"]))
+    (bea,) = guests(server, 1)
+    table = bea.create_table({"players": 2})
+    for p in (bea, robo):
+        assert p.join(table)["type"] == "ack"
+    assert say(robo, table, text="sono un programma")["type"] == "ack"
+    assert say(bea, table, phrase="ciao")["type"] == "ack"
+    for p in (bea, robo):
+        said = wait_chat(p, table, "sono un programma")
+        assert said["from"] == "robo-chiacchiera" and said["bot_account"] is True
+        assert "bot_account" not in wait_chat(p, table, "ciao")
+    (carla,) = guests(server, 1)
+    start = len(carla.frames)
+    assert carla.join(table)["type"] == "ack"
+    [sent] = [f for f in carla.frames[start:] if f["type"] == "chat_history"]
+    assert [m.get("bot_account") for m in sent["messages"]] == [True, None]
+    r = carla.http.get(f"/api/tables/{table}/chat")
+    assert [m.get("bot_account") for m in r.json()["messages"]] == [True, None]
+    assert robo.command({"type": "lobby"})["type"] == "ack"
+    assert say(robo, None, phrase="buona_fortuna")["type"] == "ack"
+    assert wait_chat(robo, None, "buona_fortuna")["bot_account"] is True
+    robo.close()
 
 
 def test_moderation(server: Server) -> None:

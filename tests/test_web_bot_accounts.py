@@ -1,7 +1,8 @@
 """Bot accounts in the web client (issue 17, docs/bots.md), in a real browser against a
 real server: an owner makes a bot and a token from the profile's "Your bots" (the secret
 shown once, with a copy button; revoking it stops it), and a bot account is marked BOT at
-Cirulla and Cirulo tables, in the lobby's seat lists and on its profile page."""
+Cirulla and Cirulo tables, in the lobby's seat lists, on its profile page and on what it
+says in the chat."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import httpx
 import pytest
 from browserutil import expect, page_opener
 from serverutil import Player, Server, running_server
+from websockets.sync.client import connect
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +136,37 @@ def test_a_bot_account_is_marked_bot_in_the_lobby_at_the_table_and_on_its_profil
     page.goto(f"/player/{owner}")
     expect(page.locator("h1")).to_have_text(owner)
     expect(page.locator(".bot-account")).to_have_count(0)
+
+
+def test_what_a_bot_account_says_in_the_chat_wears_its_bot_badge(
+    pages: Any, server: Server
+) -> None:
+    """The bot (on the WebSocket, by its token) speaks at its table before a person
+    opens it (the history a join brings) and after (live); the person's own message
+    has no badge."""
+    token = bot_with_token(server, "owner-chat", "robo-chat")
+    table = bot_table(server, token, {"players": 2, "options": {"hands": 1}})
+    bot = Player(server)
+    bot.ws = connect(
+        server.ws_url, additional_headers={"Authorization": f"Bearer {token}"}
+    ).__enter__()
+    bot.recv_until(lambda f: f["type"] == "welcome")
+    assert bot.join(table)["type"] == "ack"
+    assert bot.command({"type": "chat", "table": table, "text": "prima"})["type"] == "ack"
+    page = pages("en-GB")
+    assert page.request.post("/api/guest").status == 201
+    page.goto(f"/table/{table}")
+    chat = page.locator(".chat-panel")
+    first = chat.locator(".chat-message", has_text="prima")
+    expect(first.locator(".bot-account")).to_have_text("BOT")
+    assert bot.command({"type": "chat", "table": table, "text": "dopo"})["type"] == "ack"
+    expect(chat.locator(".chat-message", has_text="dopo").locator(".bot-account")).to_have_text(
+        "BOT"
+    )
+    chat.locator(".chat-input").fill("a person")
+    chat.locator(".chat-send").click()
+    mine = chat.locator(".chat-message", has_text="a person")
+    expect(mine).to_be_visible()
+    expect(mine.locator(".bot-account")).to_have_count(0)
+    expect(chat.locator(".chat-message .bot-account")).to_have_count(2)
+    bot.close()

@@ -345,6 +345,3 @@ def observation(view: Mapping[str, Any], prefix: Sequence[int] = ()) -> npt.NDAr
         ones.extend(at["prefix_take"] + a - TAKE for a in prefix[1:] if TAKE <= a < DONE)
     obs[ones] = 1
     return obs
-
-
-# READY

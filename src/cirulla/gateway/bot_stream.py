@@ -7,7 +7,11 @@ invitations sent to the bot, and a `ping` line when nothing else was sent for a
 while, so that a client and the proxies between notice a dead connection. It is
 counted with the sockets (gateway/connections.py: per account, per address, and by
 its token, whose revocation ends it), and what waits for a client that does not read
-is bounded like a socket's outbox.
+is bounded like a socket's outbox: past it, the stream ends (4001). An ended stream
+stops counting and watching at once, without waiting for its client to read its last
+line, which it may never do (a socket's TCP connection is dropped then, see
+connections.DropConnection; an HTTP response has no such way out): what is left of
+it is that line and the server's socket buffers, until the client reads or goes.
 
 Unlike a socket, a stream sends whole views: where a socket's event carries a view's
 `changes`, the stream applies them itself, and each view's deal carries its history
@@ -87,6 +91,7 @@ class BotStream:
         self._tasks: set[asyncio.Task[None]] = set()
         self._views: dict[str, dict[str, Any]] = {}  # table -> the view held, no history
         self._history: dict[str, list[Any]] = {}  # table -> the deal's history so far
+        self._registered = False
 
     # the registry's Socket protocol
     @property
@@ -113,7 +118,12 @@ class BotStream:
             frame = self._whole(frame)
         text, size = encode(frame)
         if self._queued and self._queued + size > self._limit:
-            log.info("closing the stream of %s: it does not read", self.account.name)
+            log.info(
+                "closing the stream of %s: %d bytes wait for it (CIRULLA_OUTBOX_BYTES %d)",
+                self.account.name,
+                self._queued,
+                self._limit,
+            )
             self.end(TOO_SLOW, "too slow: open the stream again")
             return
         table, version = frame.get("table"), frame.get("version")
@@ -168,6 +178,36 @@ class BotStream:
         self._lines.clear()
         self._queued = 0
         self._put(orjson.dumps({"type": "end", "code": code, "reason": reason}) + b"\n")
+        # Not now: this may run inside a table's loop over its subscribers.
+        asyncio.get_running_loop().call_soon(self._release)
+
+    def _register(self) -> None:
+        """Count the stream with the sockets and let the tables reach it."""
+        registry: Connections = self.app.state.connections
+        registry.add(self, identity_lookup(self.app.state.store))
+        _registry(self.app).setdefault(self.user_id, set()).add(self)
+        self.app.state.actions.opened(self.user_id)
+        self.tables.attach(self)
+        self._registered = True
+
+    def _release(self) -> None:
+        """Undo `_register`, once: when the stream ends, or its client goes."""
+        if not self._registered:
+            return
+        self._registered = False
+        for task in list(self._tasks):
+            task.cancel()
+        self.tables.detach(self)
+        self.app.state.actions.closed(self.user_id)
+        mine = _registry(self.app).get(self.user_id)
+        if mine is not None:
+            mine.discard(self)
+            if not mine:
+                del _registry(self.app)[self.user_id]
+        registry: Connections = self.app.state.connections
+        registry.remove(self)
+        self._views.clear()
+        self._history.clear()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -182,6 +222,8 @@ class BotStream:
         try:
             actor = await self.tables.route(table_id)
             await actor.join(self, self.seen.get(table_id))
+            if not self._registered:  # it ended meanwhile: watch nothing
+                self.tables.detach(self)
         except TableError as exc:
             self.watching.discard(table_id)
             log.info("stream of %s cannot follow %s: %s", self.account.name, table_id, exc)
@@ -190,13 +232,8 @@ class BotStream:
             log.warning("stream of %s cannot follow %s: %s", self.account.name, table_id, exc)
 
     async def lines(self) -> AsyncIterator[bytes]:
-        """The stream's body: registered on the first line, cleaned up on the last."""
-        registry: Connections = self.app.state.connections
-        registry.add(self, identity_lookup(self.app.state.store))
-        mine = _registry(self.app).setdefault(self.user_id, set())
-        mine.add(self)
-        self.app.state.actions.opened(self.user_id)
-        self.tables.attach(self)
+        """The stream's body: registered on the first line, released when it ends."""
+        self._register()
         try:
             welcome = {
                 "type": "welcome",
@@ -225,11 +262,4 @@ class BotStream:
                     self.deliver({"type": "ping", "time": int(time.time() * 1000)})
         finally:
             self.closing = self.closing or 1000
-            for task in list(self._tasks):
-                task.cancel()
-            self.tables.detach(self)
-            self.app.state.actions.closed(self.user_id)
-            mine.discard(self)
-            if not mine:
-                _registry(self.app).pop(self.user_id, None)
-            registry.remove(self)
+            self._release()

@@ -2,7 +2,8 @@
 
 A message is stored, then delivered as an unversioned `chat` frame to this node's
 sockets watching the table (or the lobby). During a partita a spectator's message
-goes to spectators only: players never read the rail. Guests chat like everyone.
+goes to spectators only: players never read the rail. Guests chat like everyone. A
+bot account's messages carry `bot_account: true`, as its seat does (docs/bots.md).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request
 
 from ..settings import Settings
 from ..store import Store, UserRow
+from ..store.bots import BotStore
 from ..store.chat import ChatRow, ChatStore
 from ..tables.actor import Subscriber, TableActor
 from ..tables.errors import TableError
@@ -26,7 +28,7 @@ from .history import _readable_record
 from .ratelimit import AddressLimit
 from .security import optional_user
 
-__all__ = ["ChatService", "chat_service", "router"]
+__all__ = ["ChatService", "chat_service", "message_frame", "router"]
 
 log = logging.getLogger("cirulla.chat")
 router = APIRouter(prefix="/api", tags=["chat"])
@@ -40,6 +42,7 @@ class ChatService:
 
     def __init__(self, store: Store, tables: TableManager, settings: Settings) -> None:
         self.store = ChatStore(store)
+        self.bots = BotStore(store)
         self.tables = tables
         self.limit = AddressLimit("chat", settings.chat_messages, settings.chat_seconds)
         cluster = tables.cluster
@@ -47,6 +50,11 @@ class ChatService:
             cluster.ops["chat_standing"] = self._standing_op
             cluster.ops["chat_deliver"] = self._deliver_op
             cluster.topics["chat"] = self._on_broadcast
+
+    async def frames(self, rows: list[ChatRow]) -> list[dict[str, Any]]:
+        """The messages as clients get them, with the bot accounts' marked."""
+        bots = await self.bots.bots_among(r.user_id for r in rows)
+        return [message_frame(r, r.user_id in bots) for r in rows]
 
     # ---- who reads what ------------------------------------------------------------------
     @staticmethod
@@ -136,7 +144,7 @@ class ChatService:
         row = await self.store.add(
             table_id, account.id, account.name, text=cmd.text, phrase=cmd.phrase, audience=audience
         )
-        frame = {"type": "chat", "chat": table_id, **row.frame()}
+        frame = {"type": "chat", "chat": table_id, **message_frame(row, account.bot)}
         if isinstance(table, RemoteTable):  # its owner knows who reads the rail
             await table.call("chat_deliver", frame=frame, audience=audience)
             return
@@ -154,12 +162,11 @@ class ChatService:
                 playing, seated = await self.standing(actor, conn.user)
                 rail = not (playing and seated)
             rows = await self.store.recent(table_id, spectators=rail, limit=HISTORY)
+            messages = await self.frames(rows)
         except (OSError, sqlalchemy.exc.SQLAlchemyError, TableError) as exc:
             log.warning("chat history of %s not sent: %s", table_id, type(exc).__name__)
             return
-        conn.deliver(
-            {"type": "chat_history", "chat": table_id, "messages": [r.frame() for r in rows]}
-        )
+        conn.deliver({"type": "chat_history", "chat": table_id, "messages": messages})
 
     def hidden(self, row: ChatRow) -> None:
         """Tell the sockets that may show `row` to remove it, on every node."""
@@ -167,6 +174,14 @@ class ChatService:
         for sub in self._targets(row.table_id):
             sub.deliver(frame)
         self._broadcast(frame)
+
+
+def message_frame(row: ChatRow, bot: bool) -> dict[str, Any]:
+    """A message as clients get it; said by a bot account, marked so."""
+    out = row.frame()
+    if bot:
+        out["bot_account"] = True
+    return out
 
 
 def chat_service(app: FastAPI) -> ChatService:
@@ -205,4 +220,4 @@ async def table_chat(
             status = 404 if exc.code == "unknown_table" else 503
             raise ApiError(status, exc.code, exc.message) from None
         rows = await service.store.recent(table_id, spectators=not (playing and seated), limit=None)
-    return {"chat": table_id, "messages": [r.frame() for r in rows]}
+    return {"chat": table_id, "messages": await service.frames(rows)}

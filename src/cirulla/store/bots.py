@@ -9,6 +9,7 @@ method, frozen dataclasses out, like the rest of the store.
 from __future__ import annotations
 
 import secrets as _secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Final, cast
@@ -107,6 +108,15 @@ class BotStore:
                 await conn.execute(select(bots_t.c.owner_id).where(bots_t.c.user_id == bot_id))
             ).scalar_one_or_none()
         return None if owner is None else str(owner)
+
+    async def bots_among(self, user_ids: Iterable[str]) -> set[str]:
+        """Which of these accounts are bots, in one query (for a list of chat messages)."""
+        ids = sorted(set(user_ids))
+        if not ids:
+            return set()
+        query = select(bots_t.c.user_id).where(bots_t.c.user_id.in_(ids))
+        async with self._store._read() as conn:
+            return {str(user_id) for user_id in (await conn.execute(query)).scalars()}
 
     async def count_of(self, owner_id: str) -> int:
         query = select(func.count()).select_from(bots_t).where(bots_t.c.owner_id == owner_id)

@@ -1,6 +1,8 @@
 // Chat at a table and in the lobby (docs/chat.md). The socket keeps each chat's
 // messages (socket.js `chats`); this panel shows them, sends text and quick phrases
-// (ids, shown in the reader's language) and mutes senders on this browser only.
+// (ids, shown in the reader's language) and mutes senders on this browser only. A bot
+// account's messages wear its BOT badge (bot-badge.js), as its seat does.
+import { botBadge } from "./bot-badge.js";
 import { hasKey, t } from "./i18n.js";
 import { fill, h } from "./pages/dom.js";
 
@@ -40,6 +42,7 @@ export function messageItem(m, { me = null, mute = null } = {}) {
   return h("li", { class: ["chat-message", m.audience === "spectators" ? "rail" : null, mine ? "mine" : null], dataset: { id: m.id, from: m.from } },
     h("span", { class: "chat-time" }, timeText(m.at)), " ",
     h("span", { class: "chat-from" }, m.from), " ",
+    m.bot_account ? [botBadge(), " "] : null,
     m.audience === "spectators" ? h("span", { class: "chat-rail", title: t("chat.rail.title") }, t("chat.rail")) : null, " ",
     h("span", { class: ["chat-text", m.phrase ? "phrase" : null] }, messageText(m)),
     mute && !mine
