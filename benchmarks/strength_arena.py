@@ -6,6 +6,10 @@ option (inference, exploration, workers) against today's campione.
 
 The same paired decks, seeds and JSON as `cirulla arena` (see cirulla.bots.arena);
 only budgets in iterations, so that load cannot change the moves.
+
+`handseer` (as A or B) is a yardstick of the 2026-11-27 session: the cheater's search
+seeing every hand as it is now but not the undealt cards (each iteration shuffles
+them), to tell how much of the cheater's edge is knowing the hands.
 """
 
 from __future__ import annotations
@@ -16,6 +20,34 @@ from pathlib import Path
 
 from cirulla.bots import Budget
 from cirulla.bots.arena import ArenaConfig, BotSpec, plot_running, run_arena
+from cirulla.bots.search import CheaterBot
+from cirulla.deal import Deal
+from cirulla.moves import Move
+
+
+class HandSeer(CheaterBot):
+    """The cheater's search on deals that keep every hand and shuffle the undealt cards."""
+
+    name = "handseer"
+
+    def choose_omniscient(self, deal: Deal) -> Move:
+        legal = deal.legal_moves()
+        if len(legal) == 1:
+            return legal[0]
+        seat = deal.to_move
+        assert seat is not None
+
+        def sample() -> Deal:
+            copy = deal.copy()
+            self.rng.shuffle(copy._deck)
+            return copy
+
+        return self._search(deal, seat, sample, legal)
+
+
+def _spec(name: str, iterations: int, options: dict[str, object]) -> BotSpec:
+    factory = HandSeer if name == "handseer" else None
+    return BotSpec(name, Budget(iterations=iterations), options, factory)
 
 
 def main() -> int:
@@ -35,8 +67,8 @@ def main() -> int:
     p.add_argument("--plot", type=Path)
     args = p.parse_args()
     config = ArenaConfig(
-        a=BotSpec(args.a, Budget(iterations=args.budget_a), args.options_a),
-        b=BotSpec(args.b, Budget(iterations=args.budget_b), args.options_b),
+        a=_spec(args.a, args.budget_a, args.options_a),
+        b=_spec(args.b, args.budget_b, args.options_b),
         players=args.players,
         preset=args.preset,
         pairs=args.pairs,

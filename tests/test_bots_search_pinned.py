@@ -1,4 +1,5 @@
-"""The search bots' decisions, pinned: for a seed and an iteration budget, ismcts, cheater
+"""The search bots' decisions, pinned: for a seed and an iteration budget, ismcts (with
+its default options: campione until 2026-11-27; and campione's options now), cheater
 and pimc choose exactly these moves, and draw exactly as much from their generator.
 
 Arena runs compare bots over thousands of smazzate and rely on a bot deciding the
@@ -16,6 +17,7 @@ import pytest
 
 from cirulla import Deal, Rules, bots
 from cirulla.bots import Budget, choose_move
+from cirulla.bots.levels import CAMPIONE_OPTIONS
 
 
 def _position(preset: str, players: int, seed: int, plies: int, options: dict[str, Any]) -> Deal:
@@ -58,6 +60,38 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
         150,
         "5DxKH",
         3154787079,
+    ),
+    # campione's options since 2026-11-27 (levels.CAMPIONE_OPTIONS), 4 and 2 players.
+    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 4, {}, 26, 14), 25, 300, "3Dx4SJS", 2834423230),
+    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 2, {}, 27, 7), 26, 300, "KDxKH", 1660631110),
+    # The options of the 2026-11-27 session (docs/strength.md), off by default.
+    ("ismcts", {"threats": "lookahead"}, ("cirulla", 4, {}, 25, 6), 21, 200, "3Hx3D", 4002162418),
+    (
+        "ismcts",
+        {"threats": "sampled", "expand": "policy"},
+        ("cirulla", 4, {}, 22, 12),
+        22,
+        200,
+        "KS",
+        2405096931,
+    ),
+    (
+        "ismcts",
+        {"threats": "unseen", "others": "policy", "epsilon": 0.1},
+        ("cirulla", 2, {}, 23, 6),
+        23,
+        200,
+        "4D",
+        2555661505,
+    ),
+    (
+        "ismcts",
+        {"trees": 4, "infer": True, "missed_greedy": 0.05, "missed_bonus": 0.05},
+        ("cirulla", 4, {}, 24, 12),
+        24,
+        200,
+        "6C",
+        2246381801,
     ),
     ("cheater", {}, ("cirulla", 4, {}, 9, 12), 8, 300, "AHx4DQC", 3777871676),
     ("cheater", {}, ("dossena", 3, {}, 10, 9), 9, 200, "2SxJD5C", 3410255658),

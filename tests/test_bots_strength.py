@@ -11,6 +11,7 @@ import pytest
 from cirulla import Deal, Rules, bots
 from cirulla.bots import LEVELS, Budget, SeatView, choose_move, level_bot
 from cirulla.bots.inference import MISSED_SCOPA, PlayEvidence
+from cirulla.bots.levels import CAMPIONE_2026_11_21, CAMPIONE_OPTIONS
 from cirulla.bots.rootpool import search_in_parallel, shutdown
 from cirulla.bots.search import IsmctsBot, worker_root_visits
 from cirulla.determinize import determinize
@@ -176,3 +177,98 @@ def test_maestro_level_searches_on_several_workers_and_returns_legal_move_in_bud
     assert move in deal.legal_moves()
     assert elapsed < 20.0  # 1 s a worker; generous for a loaded machine
     assert bot.last_iterations > 0
+
+
+def test_greedy_model_evidence_tells_greedy_players_hands_better_than_the_rules_model() -> None:
+    """Modelling the others as greedy (`missed_greedy`, P5-P7 and greedy's score) and as
+    always declaring (`missed_bonus`, B7) separates the real hands of greedy players from
+    uniform redraws far more than the default model does."""
+    gaps = []
+    for factors in ((), (1.0, 1.0, 0.05, 0.05)):
+        real, drawn = [], []
+        for deal in _positions()[:120]:
+            seat = deal.to_move
+            assert seat is not None
+            view = SeatView(deal.view(seat))
+            base = determinize(view.raw, random.Random(1))
+            evidence = PlayEvidence(base, _hidden(view), *factors)
+            real.append(evidence.weight(deal))
+            rng = random.Random(2)
+            for _ in range(20):
+                sample = base.copy()
+                sample.redeal_unseen(seat, rng)
+                drawn.append(evidence.weight(sample))
+        gaps.append(sum(real) / len(real) - sum(drawn) / len(drawn))
+    assert gaps[1] > gaps[0] + 0.2
+
+
+def test_bonus_evidence_keeps_greedy_hands_and_rejects_undeclared_bonuses_b7() -> None:
+    """Greedy declares every bonus, so with only the bonus evidence on, its real hands
+    weigh 1, while some redraws give a player who did not declare a cirulla or decino."""
+    rejected = 0
+    for deal in _positions()[:60]:
+        seat = deal.to_move
+        assert seat is not None
+        view = SeatView(deal.view(seat))
+        base = determinize(view.raw, random.Random(5))
+        evidence = PlayEvidence(base, _hidden(view), 1.0, 1.0, 0.05)
+        assert evidence.weight(deal) == 1.0
+        rng = random.Random(6)
+        for _ in range(10):
+            sample = base.copy()
+            sample.redeal_unseen(seat, rng)
+            rejected += evidence.weight(sample) == 0.05
+    assert rejected >= 10
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"expand": "policy"},
+        {"others": "policy", "epsilon": 0.1},
+        {"threats": "unseen"},
+        {"threats": "sampled"},
+        {"threats": "lookahead"},
+        {"trees": 4},
+        {"infer": True, "missed_greedy": 0.05, "missed_bonus": 0.05},
+    ],
+)
+def test_search_options_play_legal_moves_the_same_for_a_seed(options: dict[str, object]) -> None:
+    for deal in _positions()[:40:8]:
+        seat = deal.to_move
+        assert seat is not None
+        view = SeatView(deal.view(seat))
+        moves = [
+            IsmctsBot(seed=3, budget=Budget(iterations=80), **options).choose(view)  # type: ignore[arg-type]
+            for _ in range(2)
+        ]
+        assert moves[0] == moves[1] and moves[0] in view.legal
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"expand": "greedy"},
+        {"others": "none"},
+        {"threats": "all"},
+        {"trees": 0},
+        {"trees": True},
+        {"missed_greedy": 0.0},
+        {"missed_bonus": 1.5},
+        {"missed_capture": "x"},
+    ],
+)
+def test_bad_search_options_are_value_errors(bad: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        bots.get("ismcts", **bad)
+
+
+def test_campione_plays_the_2026_11_27_search_and_the_old_one_stays_reachable() -> None:
+    """campione searches with CAMPIONE_OPTIONS (docs/strength.md, 2026-11-27), maestro
+    with the same on several workers; the earlier campione is ismcts with its defaults."""
+    campione = level_bot("campione", seed=1)
+    assert isinstance(campione, IsmctsBot)
+    assert campione.options() == {**IsmctsBot().options(), **CAMPIONE_OPTIONS}
+    assert LEVELS["maestro"].options == {**CAMPIONE_OPTIONS, "workers": 4}
+    old = CAMPIONE_2026_11_21
+    assert (old.bot, old.options, old.budget) == ("ismcts", {}, Budget(1500, 1.0))

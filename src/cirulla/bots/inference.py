@@ -19,16 +19,24 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..bonuses import hand_bonus_options
 from ..cards import Card, full_deck
 from ..deal import Deal
 from ..moves import Move
+from .evaluate import greedy_score
 
-__all__ = ["MISSED_CAPTURE", "MISSED_SCOPA", "PlayEvidence"]
+__all__ = ["MISSED_BONUS", "MISSED_CAPTURE", "MISSED_GREEDY", "MISSED_SCOPA", "PlayEvidence"]
 
 #: How likely a player lays a card down while another of its cards could capture.
 MISSED_CAPTURE: Final = 0.4
 #: How likely a player makes no scopa while one of its cards could (P7).
 MISSED_SCOPA: Final = 0.1
+#: How likely a player plays its first card of a stage without declaring a bonus its
+#: three cards held (B7): 1.0, no evidence, unless a bot asks for it.
+MISSED_BONUS: Final = 1.0
+#: How likely a player makes a play while holding a card whose best play greedy's score
+#: (`evaluate.greedy_score`) rates higher: 1.0, no evidence, unless a bot asks for it.
+MISSED_GREEDY: Final = 1.0
 
 
 class PlayEvidence:
@@ -37,26 +45,56 @@ class PlayEvidence:
     public part is read: the moves, the tables, who played what) of the view of a
     seat that cannot see `hidden_seats`."""
 
-    __slots__ = ("_factors",)
+    __slots__ = (
+        "_bonus",
+        "_by_card",
+        "_factors",
+        "_missed_bonus",
+        "_missed_capture",
+        "_missed_greedy",
+        "_missed_scopa",
+        "_rules",
+    )
 
-    def __init__(self, base: Deal, hidden_seats: list[int]) -> None:
+    def __init__(
+        self,
+        base: Deal,
+        hidden_seats: list[int],
+        missed_capture: float = MISSED_CAPTURE,
+        missed_scopa: float = MISSED_SCOPA,
+        missed_bonus: float = MISSED_BONUS,
+        missed_greedy: float = MISSED_GREEDY,
+    ) -> None:
         # Per hidden seat: per past play of that seat in this stage, the unseen cards
         # that would have made it surprising, and the factor the surprise costs.
         self._factors: dict[int, list[tuple[frozenset[Card], float]]] = {}
+        # Per hidden seat that played this stage's first card without declaring: the
+        # cards it has played since (its hand then was those and its hand now).
+        self._bonus: dict[int, list[Card]] = {}
+        self._by_card: dict[int, tuple[dict[Card, int], list[float]]] | None = None
+        self._missed_capture = missed_capture
+        self._missed_scopa = missed_scopa
+        self._missed_bonus = missed_bonus
+        self._missed_greedy = missed_greedy
+        self._rules = base.rules
         if not hidden_seats:
             return
         replay = Deal(base.rules, base.players, base.dealer, deck=list(base.initial_deck))
         stage = base.stage
+        declared: set[int] = set()
         for move in base.moves:
             mover = replay.to_move
-            if (
-                move.kind == "play"
-                and mover in hidden_seats
-                and replay.stage == stage
-                and replay.players == base.players
-            ):
-                self._note(replay, mover, move)
+            if replay.stage == stage and mover in hidden_seats:
+                if move.kind == "declare":
+                    declared.add(mover)
+                    self._bonus.pop(mover, None)
+                elif move.kind == "play":
+                    self._note(replay, mover, move)
+                    if missed_bonus < 1.0 and mover not in declared:
+                        self._bonus.setdefault(mover, []).append(move.card)  # type: ignore[arg-type]
             replay.play(move)
+        if base.rules.is_scopa:
+            self._bonus.clear()
 
     def _note(self, replay: Deal, mover: int, move: Move) -> None:
         table = replay.table
@@ -76,25 +114,79 @@ class PlayEvidence:
                     if not last and len(option.captured) == len(table):
                         scopa_cards.add(card)
         notes = self._factors.setdefault(mover, [])
+        if self._missed_greedy < 1.0:
+            better = _greedy_better(replay, move, last)
+            if better:
+                notes.append((better, self._missed_greedy))
         if not swept and scopa_cards:
-            notes.append((frozenset(scopa_cards), MISSED_SCOPA))
+            notes.append((frozenset(scopa_cards), self._missed_scopa))
         if not captured and capture_cards - scopa_cards:
-            notes.append((frozenset(capture_cards - scopa_cards), MISSED_CAPTURE))
+            notes.append((frozenset(capture_cards - scopa_cards), self._missed_capture))
 
     def weight(self, deal: Deal) -> float:
         """How plausible `deal`'s hidden hands are, 0 < w <= 1 (1: nothing surprising)."""
         w = 1.0
-        for mover, notes in self._factors.items():
+        for mover, (masks, factors) in self._index().items():
             declared = deal._pending[mover]  # public: the same in every sample
-            hand = [c for c in deal._hands[mover] if c not in declared]
-            for cards, factor in notes:
-                for card in hand:
-                    if card in cards:
-                        w *= factor
-                        break
+            hit = 0
+            for card in deal._hands[mover]:
+                if card not in declared:
+                    hit |= masks.get(card, 0)
+            i = 0
+            while hit:
+                if hit & 1:
+                    w *= factors[i]
+                hit >>= 1
+                i += 1
+        for seat, played in self._bonus.items():
+            if hand_bonus_options(played + deal._hands[seat], self._rules, frozenset(), True):
+                w *= self._missed_bonus
         return w
+
+    def _index(self) -> dict[int, tuple[dict[Card, int], list[float]]]:
+        """Per hidden seat: each card's notes it would make surprising (a bit per note),
+        and the notes' factors; built once, on the first `weight`."""
+        index = self._by_card
+        if index is None:
+            index = self._by_card = {}
+            for mover, notes in self._factors.items():
+                masks: dict[Card, int] = {}
+                for bit, (cards, _) in enumerate(notes):
+                    for card in cards:
+                        masks[card] = masks.get(card, 0) | (1 << bit)
+                index[mover] = (masks, [factor for _, factor in notes])
+        return index
 
     @property
     def informative(self) -> bool:
         """Is there anything to weigh (else every sample weighs 1)?"""
-        return any(cards for notes in self._factors.values() for cards, _ in notes)
+        return bool(self._bonus) or any(
+            cards for notes in self._factors.values() for cards, _ in notes
+        )
+
+
+def _greedy_better(replay: Deal, move: Move, last: bool) -> frozenset[Card]:
+    """The cards whose best play greedy would have preferred to `move` (the greedy bot's
+    key: its score, then the lower card), judged as greedy judges: sweep threats from
+    every card not yet public. Greedy's choice is the best over the cards held, so each
+    such card held is, alone, a surprise."""
+    public: set[Card] = set(replay._table)
+    for pile in replay._piles:
+        public.update(pile)
+    for pending in replay._pending:
+        public.update(pending)
+    card = move.card
+    assert card is not None
+    threats = {c.value for c in full_deck() if c not in public and c is not card}
+    values = replay._tkey
+    table = replay._table
+    played = (greedy_score(move, values, table, threats, last), -card.value)
+    better: set[Card] = set()
+    for other in full_deck():
+        if other in public or other is card:
+            continue
+        for option in replay._plays_of([other]):
+            if (greedy_score(option, values, table, threats, last), -other.value) > played:
+                better.add(other)
+                break
+    return frozenset(better)

@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from .base import Bot, Budget
 
-__all__ = ["LEVELS", "Level", "level_bot"]
+__all__ = ["CAMPIONE_2026_11_21", "CAMPIONE_OPTIONS", "LEVELS", "Level", "level_bot"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +20,19 @@ class Level:
     options: dict[str, Any] = field(default_factory=dict)
     budget: Budget | None = None
 
+
+#: campione's search (2026-11-27, docs/strength.md): determinizations kept by a greedy
+#: opponent model (what the others' plays and undeclared bonuses reveal), the other
+#: side's moves in the tree by the greedy policy, which judges sweep risks on the cards
+#: the mover cannot see, and fewer random moves in the playouts.
+CAMPIONE_OPTIONS: Final[dict[str, Any]] = {
+    "infer": True,
+    "missed_greedy": 0.05,
+    "missed_bonus": 0.05,
+    "others": "policy",
+    "threats": "unseen",
+    "epsilon": 0.1,
+}
 
 LEVELS: Final[dict[str, Level]] = {
     "facile": Level(
@@ -34,6 +47,7 @@ LEVELS: Final[dict[str, Level]] = {
         "campione",
         "ismcts",
         "searches the smazzata ahead: at most a second a move",
+        CAMPIONE_OPTIONS,
         budget=Budget(iterations=1500, seconds=1.0),
     ),
     # For analysis and strong players: the same search, four independent searches of
@@ -42,10 +56,19 @@ LEVELS: Final[dict[str, Level]] = {
         "maestro",
         "ismcts",
         "searches far deeper, on several cores: up to five seconds a move",
-        {"workers": 4},
+        {**CAMPIONE_OPTIONS, "workers": 4},
         budget=Budget(iterations=10_000, seconds=5.0),
     ),
 }
+
+#: campione until 2026-11-27 (ismcts with its default options), not offered to players:
+#: the yardstick of head-to-head runs (`cirulla arena ismcts ...`, 1,500 iterations).
+CAMPIONE_2026_11_21: Final = Level(
+    "campione",
+    "ismcts",
+    "searches the smazzata ahead: at most a second a move",
+    budget=Budget(iterations=1500, seconds=1.0),
+)
 
 
 def level_bot(level: str, seed: int = 0) -> Bot:

@@ -16,14 +16,20 @@ import time
 from collections.abc import Callable
 from typing import Final
 
+from ..captures import captures_by_value
+from ..cards import Card
 from ..deal import Deal
 from ..moves import Move
 from .base import Budget
-from .evaluate import greedy_score
+from .evaluate import CARD_WEIGHT, SCOPA, greedy_score
 
 __all__ = [
     "DEFAULT_EPSILON",
+    "LOOKAHEAD",
+    "NEXT_HAND",
     "REWARD_SCALE",
+    "SAMPLED",
+    "UNSEEN",
     "Clock",
     "most_visited",
     "pimc_search",
@@ -47,12 +53,50 @@ def _below(rng: random.Random, n: int) -> int:
     return r
 
 
-def _policy_move(deal: Deal, legal: list[Move]) -> Move:
+#: How the playouts' greedy policy judges sweep risks (`threats`).
+NEXT_HAND: Final = 0  # the next player's cards in this determinization
+UNSEEN: Final = 1  # every card in the others' hands and the deck, as the greedy bot judges
+SAMPLED: Final = 2  # as many cards as the next player holds, drawn from those
+LOOKAHEAD: Final = 3  # no risk term: the next player's best reply, from its real cards
+
+
+def _threats(deal: Deal, seat: int, mode: int, rng: random.Random) -> set[int]:
+    """The values that might sweep what `seat` leaves (see NEXT_HAND, UNSEEN, SAMPLED)."""
+    nxt = deal._hands[deal._next_seat[seat]]
+    if mode == NEXT_HAND:
+        return {c.value for c in nxt}
+    pool: list[int] = []
+    for other, hand in enumerate(deal._hands):
+        if other != seat:
+            for c in hand:
+                pool.append(c.value)
+    for c in deal._deck:
+        pool.append(c.value)
+    if mode == UNSEEN:
+        return set(pool)
+    threats: set[int] = set()
+    n = len(pool)
+    for i in range(min(len(nxt), n)):  # a partial shuffle: the first k of a random order
+        j = i + _below(rng, n - i)
+        pool[i], pool[j] = pool[j], pool[i]
+        threats.add(pool[i])
+    return threats
+
+
+def _policy_move(
+    deal: Deal, legal: list[Move], mode: int = NEXT_HAND, rng: random.Random | None = None
+) -> Move:
     """The playouts' greedy choice (greedy's own score), declaring when it can; the sweep
-    risk is judged on the next player's cards in this determinization."""
+    risk judged as `mode` says (`rng` draws the SAMPLED cards)."""
     seat = deal.to_move
     assert seat is not None
-    threats = {c.value for c in deal._hands[deal._next_seat[seat]]}
+    if mode == LOOKAHEAD:
+        return _lookahead_move(deal, legal, seat)
+    if mode == NEXT_HAND:
+        threats = {c.value for c in deal._hands[deal._next_seat[seat]]}
+    else:
+        assert rng is not None
+        threats = _threats(deal, seat, mode, rng)
     values = deal._tkey
     table = deal._table
     last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
@@ -69,8 +113,70 @@ def _policy_move(deal: Deal, legal: list[Move]) -> Move:
     return best
 
 
-def playout(deal: Deal, rng: random.Random, epsilon: float = DEFAULT_EPSILON) -> list[int]:
-    """Play the smazzata to its end (epsilon-greedy); return each side's points."""
+def _lookahead_move(deal: Deal, legal: list[Move], seat: int) -> Move:
+    """Greedy's score without its sweep-risk guess, minus the best the next player can
+    take from the table left (its cards in this determinization; a sweep a point)."""
+    nxt = deal._hands[deal._next_seat[seat]]
+    table = deal._table
+    values = deal._tkey
+    last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
+    reply_last = deal.deck_left == 0 and deal._stage_plays + 2 == deal._stage_len
+    none: set[int] = set()
+    best = legal[0]
+    best_score = -1e9
+    for move in legal:
+        if move.kind != "play":
+            if move.kind == "declare":
+                return move
+            continue
+        score = greedy_score(move, values, table, none, last)
+        card = move.card
+        assert card is not None
+        if not last and nxt:
+            captured = move.captured
+            left_cards: list[Card] = []
+            left_values: list[int] = []
+            for i, c in enumerate(table):
+                if c not in captured:
+                    left_cards.append(c)
+                    left_values.append(values[i])
+            if not captured:
+                left_cards.append(card)
+                left_values.append(card.value)
+            if left_cards:
+                score -= _best_reply(deal, left_cards, tuple(left_values), nxt, reply_last)
+        if score > best_score:
+            best, best_score = move, score
+    return best
+
+
+def _best_reply(
+    deal: Deal, cards: list[Card], values: tuple[int, ...], hand: list[Card], last: bool
+) -> float:
+    """What the best capture of one of `hand` on this table is worth (evaluate's weights)."""
+    caps = captures_by_value(values, deal._scopa, deal._ace_choice)
+    full = (1 << len(cards)) - 1
+    best = 0.0
+    for card in hand:
+        for mask in caps[card.value]:
+            gain = CARD_WEIGHT[card.id]
+            m = mask
+            while m:
+                low = m & -m
+                gain += CARD_WEIGHT[cards[low.bit_length() - 1].id]
+                m ^= low
+            if mask == full and not last:
+                gain += SCOPA
+            if gain > best:
+                best = gain
+    return best
+
+
+def playout(
+    deal: Deal, rng: random.Random, epsilon: float = DEFAULT_EPSILON, threats: int = NEXT_HAND
+) -> list[int]:
+    """Play the smazzata to its end (epsilon-greedy); return each side's points.
+    `threats`: how the greedy policy judges sweep risks (NEXT_HAND, UNSEEN, SAMPLED)."""
     while not deal.is_over:
         legal = deal.legal_moves()
         if len(legal) == 1:
@@ -78,7 +184,7 @@ def playout(deal: Deal, rng: random.Random, epsilon: float = DEFAULT_EPSILON) ->
         elif rng.random() < epsilon:
             move = legal[_below(rng, len(legal))]
         else:
-            move = _policy_move(deal, legal)
+            move = _policy_move(deal, legal, threats, rng)
         deal.play(move)
     return deal.score().totals
 
@@ -154,12 +260,21 @@ def ucb_visits(
     exploration: float,
     epsilon: float,
     bias: dict[object, float] | None = None,
+    expand_policy: bool = False,
+    threats: int = NEXT_HAND,
+    others_policy: bool = False,
 ) -> list[int]:
     """The search of `ucb_search`; each `legal` root move's visits (-1: never tried),
-    which root parallelism adds up over independent searches."""
+    which root parallelism adds up over independent searches.
+
+    `expand_policy`: a node grows the untried move the playout policy would play
+    (epsilon-greedy) rather than a random one. `threats`: how the policy judges sweep
+    risks (NEXT_HAND, UNSEEN, SAMPLED). `others_policy`: the other sides' moves in the
+    tree are the policy's too, not chosen by UCB (an opponent model)."""
     root = _Node()
     c = exploration
     side_of = base.side_of
+    root_side = side_of(base.to_move)
     while clock.more():
         deal = sample()
         node = root
@@ -169,6 +284,22 @@ def ucb_visits(
             mover = deal.to_move
             assert mover is not None
             children = node.children
+            if others_policy and node is not root and side_of(mover) != root_side:
+                if len(moves) == 1 or rng.random() >= epsilon:
+                    move = moves[0] if len(moves) == 1 else _policy_move(deal, moves, threats, rng)
+                else:
+                    move = moves[_below(rng, len(moves))]
+                entry = children.get(move.key)
+                deal.play(move)
+                if entry is None:
+                    child = _Node()
+                    children[move.key] = (move, child)
+                    path.append((child, side_of(mover)))
+                    break
+                child = entry[1]
+                path.append((child, side_of(mover)))
+                node = child
+                continue
             untried = []
             for m in moves:
                 entry = children.get(m.key)
@@ -179,6 +310,8 @@ def ucb_visits(
             if untried:
                 if bias is not None and node is root:
                     move = max(untried, key=lambda m: bias.get(m.key, -1.0))
+                elif expand_policy and len(untried) > 1 and rng.random() >= epsilon:
+                    move = _policy_move(deal, untried, threats, rng)
                 else:
                     move = untried[_below(rng, len(untried))]
                 child = _Node()
@@ -200,7 +333,7 @@ def ucb_visits(
             deal.play(move)
             path.append((child, side_of(mover)))
             node = child
-        totals = playout(deal, rng, epsilon) if not deal.is_over else deal.score().totals
+        totals = playout(deal, rng, epsilon, threats) if not deal.is_over else deal.score().totals
         for child, side in path:
             child.visits += 1
             child.total += reward(totals, side)

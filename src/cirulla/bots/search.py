@@ -11,6 +11,7 @@ side for the smazzata, as the issue asks. The loops themselves are in playouts.p
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -18,10 +19,20 @@ from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
 from .base import Bot, Budget, OmniscientBot, SeatView
-from .inference import PlayEvidence
+from .inference import (
+    MISSED_BONUS,
+    MISSED_CAPTURE,
+    MISSED_GREEDY,
+    MISSED_SCOPA,
+    PlayEvidence,
+)
 from .playouts import (
     DEFAULT_EPSILON,
+    LOOKAHEAD,
+    NEXT_HAND,
     REWARD_SCALE,
+    SAMPLED,
+    UNSEEN,
     Clock,
     most_visited,
     pimc_search,
@@ -31,6 +42,15 @@ from .playouts import (
     ucb_visits,
 )
 from .rootpool import search_in_parallel
+
+#: How the playouts judge sweep risks (`threats` option): the next player's cards in
+#: the determinization, every card the mover cannot see, or a draw from those.
+THREATS: Final = {
+    "next": NEXT_HAND,
+    "unseen": UNSEEN,
+    "sampled": SAMPLED,
+    "lookahead": LOOKAHEAD,
+}
 
 #: Draws a sample may take before the most plausible one so far is kept (`infer`).
 INFER_TRIES: Final = 20
@@ -46,7 +66,15 @@ class IsmctsBot(Bot):
     `inference.py` gives it (what the others' plays revealed), instead of uniformly.
     `workers > 1` runs that many independent searches, each with the whole budget and
     its own seed, in worker processes (root parallelism) and plays the move with the
-    most root visits summed over them."""
+    most root visits summed over them.
+
+    Options of the 2026-11-27 session (docs/strength.md; campione's are in
+    `levels.CAMPIONE_OPTIONS`): `missed_*` set the opponent model's factors
+    (`inference.PlayEvidence`; `missed_greedy` and `missed_bonus` model greedy players
+    who always declare); `threats` how the playouts judge sweep risks (`THREATS`);
+    `expand="policy"` grows the policy's move at a node rather than a random one;
+    `others="policy"` plays the other sides' moves in the tree by the policy; `trees=N`
+    searches N determinizations apart, each seeing every card, and adds their visits."""
 
     name = "ismcts"
 
@@ -60,6 +88,14 @@ class IsmctsBot(Bot):
         prior_weight: float = 1.0,
         infer: bool = False,
         workers: int = 1,
+        expand: str = "random",
+        threats: str = "next",
+        others: str = "search",
+        missed_capture: float = MISSED_CAPTURE,
+        missed_scopa: float = MISSED_SCOPA,
+        missed_bonus: float = MISSED_BONUS,
+        missed_greedy: float = MISSED_GREEDY,
+        trees: int = 1,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
@@ -72,6 +108,32 @@ class IsmctsBot(Bot):
             raise ValueError(f"infer must be True or False, not {infer!r}")
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
             raise ValueError(f"workers must be a whole number from 1 to 64, not {workers!r}")
+        if expand not in ("random", "policy"):
+            raise ValueError(f"expand must be 'random' or 'policy', not {expand!r}")
+        if threats not in THREATS:
+            raise ValueError(f"threats must be one of {', '.join(THREATS)}, not {threats!r}")
+        if others not in ("search", "policy"):
+            raise ValueError(f"others must be 'search' or 'policy', not {others!r}")
+        for name, factor in (
+            ("missed_capture", missed_capture),
+            ("missed_scopa", missed_scopa),
+            ("missed_bonus", missed_bonus),
+            ("missed_greedy", missed_greedy),
+        ):
+            if not isinstance(factor, (int, float)) or not 0.0 < factor <= 1.0:
+                raise ValueError(f"{name} must be a number above 0, at most 1, not {factor!r}")
+        self.missed = (
+            float(missed_capture),
+            float(missed_scopa),
+            float(missed_bonus),
+            float(missed_greedy),
+        )
+        if not isinstance(trees, int) or isinstance(trees, bool) or not 1 <= trees <= 1000:
+            raise ValueError(f"trees must be a whole number from 1 to 1000, not {trees!r}")
+        self.trees = trees
+        self.expand = expand
+        self.threats = threats
+        self.others = others
         self.epsilon = epsilon
         self.exploration = exploration
         self.prior = prior
@@ -88,6 +150,14 @@ class IsmctsBot(Bot):
             "prior": self.prior,
             "prior_weight": self.prior_weight,
             "infer": self.infer,
+            "expand": self.expand,
+            "threats": self.threats,
+            "others": self.others,
+            "missed_capture": self.missed[0],
+            "missed_scopa": self.missed[1],
+            "missed_bonus": self.missed[2],
+            "missed_greedy": self.missed[3],
+            "trees": self.trees,
         }
 
     def choose(self, view: SeatView) -> Move:
@@ -131,12 +201,63 @@ class IsmctsBot(Bot):
         base = determinize(view.raw, self.rng)
         sample = self._sampler(base, view)
         assert self.budget is not None
+        if self.trees > 1:
+            return legal, self._tree_per_deal(base, sample, legal, bias)
         clock = Clock(self.budget)
-        visits = ucb_visits(
-            base, sample, legal, self.rng, clock, self.exploration, self.epsilon, bias
-        )
+        visits = self._visits(base, sample, legal, clock, bias)
         self.last_iterations = clock.done
         return legal, visits
+
+    def _visits(
+        self,
+        base: Deal,
+        sample: Callable[[], Deal],
+        legal: list[Move],
+        clock: Clock,
+        bias: dict[object, float] | None,
+    ) -> list[int]:
+        return ucb_visits(
+            base,
+            sample,
+            legal,
+            self.rng,
+            clock,
+            self.exploration,
+            self.epsilon,
+            bias,
+            self.expand == "policy",
+            THREATS[self.threats],
+            self.others == "policy",
+        )
+
+    def _tree_per_deal(
+        self,
+        base: Deal,
+        sample: Callable[[], Deal],
+        legal: list[Move],
+        bias: dict[object, float] | None,
+    ) -> list[int]:
+        """`trees` searches, each on one determinization seeing its every card and a
+        share of the budget; their root visits added up (determinized UCT)."""
+        assert self.budget is not None
+        iterations = self.budget.iterations
+        share = None if iterations is None else max(1, iterations // self.trees)
+        deadline = None
+        if self.budget.seconds is not None:
+            deadline = time.perf_counter() + self.budget.seconds
+        total = [0] * len(legal)
+        done = 0
+        for _ in range(self.trees):
+            seconds = None if deadline is None else deadline - time.perf_counter()
+            if seconds is not None and seconds <= 0:
+                break
+            deal = sample()
+            clock = Clock(Budget(iterations=share, seconds=seconds))
+            visits = self._visits(deal, deal.copy, legal, clock, bias)
+            total = [t + max(v, 0) for t, v in zip(total, visits, strict=True)]
+            done += clock.done
+        self.last_iterations = done
+        return [t if t > 0 else -1 for t in total]
 
     def _sampler(self, base: Deal, view: SeatView) -> Callable[[], Deal]:
         """Where each iteration's deal comes from: a uniform redraw of the hidden cards,
@@ -145,7 +266,7 @@ class IsmctsBot(Bot):
         if not self.infer:
             return lambda: self._sample(base, seat)
         hidden = [s for s in range(view.players) if s != seat and view.known_hand(s) is None]
-        evidence = PlayEvidence(base, hidden)
+        evidence = PlayEvidence(base, hidden, *self.missed)
         if not evidence.informative:
             return lambda: self._sample(base, seat)
         rng = self.rng
