@@ -60,6 +60,32 @@ def two_stage_deck() -> list[str]:
     return deck
 
 
+def test_options_opened_before_the_popover_arrives_open_when_it_does(pages: Any) -> None:
+    """The board comes before table-extras.js (issue 15's first load): a player who taps
+    "Opzioni" meanwhile finds the popover open when it arrives, not a closed button."""
+    page = pages()
+    guest(page)
+    held: list[Any] = []
+    page.route("**/static/js/table-extras.js", lambda route: held.append(route))
+    table = create(page, {"players": 2, "bots": {"1": "facile"}, "options": {"hands": 1}})
+    open_table(page, table)
+    wait_my_turn(page)
+    for _ in range(200):  # asked for once the board is drawn
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "table-extras.js was not asked for"
+    page.locator(".table-options > summary").click()  # the button the board came with
+    assert page.locator(".table-options").evaluate("e => e.open")
+    expect(page.locator(".table-options-panel")).to_have_count(0)
+    for route in held:
+        route.continue_()
+    panel = page.locator(".table-options-panel")
+    expect(panel).to_be_visible()
+    expect(panel.locator("input[name='sound']")).to_be_attached()
+    expect(page.locator(".table-options > summary")).to_be_focused()
+
+
 def test_automatic_declaration_switched_off_at_the_table(pages: Any) -> None:
     page = pages()
     guest(page)

@@ -26,11 +26,17 @@ export function makeExtras(page, ctx) {
 // The parts arrive at `page` (a TablePage; `x` this module): the options' popover takes
 // its button's place, chat goes below the table, the coach's button at the end of the
 // turn bar and its hint on the board; the board is not drawn again (a card may be
-// under the player's finger). The sound hears the calls made before.
+// under the player's finger). The sound hears the calls made before; the popover opens
+// if its button was opened before it came.
 export function adoptExtras(page, x) {
   Object.assign(page, makeExtras(page, page.ctx));
   page.x = x;
-  page.optionsButton.replaceWith(page.options.el);
+  // a player who opened the button meanwhile finds the popover open, focus kept
+  const placeholder = page.optionsButton;
+  const focused = placeholder.contains(document.activeElement);
+  placeholder.replaceWith(page.options.el);
+  if (placeholder.open) page.options.el.open = true;
+  if (focused) page.options.el.querySelector("summary")?.focus();
   page.root.querySelector(".table-body")?.after(page.chat.el);
   const calls = page.soundCalls;
   page.soundCalls = null;
