@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from cirulla.bots import Budget
 from cirulla.bots.arena import ArenaConfig, BotSpec, plot_running, run_arena
 from cirulla.bots.search import CheaterBot
 from cirulla.deal import Deal
-from cirulla.moves import Move
 
 
 class HandSeer(CheaterBot):
@@ -30,19 +30,13 @@ class HandSeer(CheaterBot):
 
     name = "handseer"
 
-    def choose_omniscient(self, deal: Deal) -> Move:
-        legal = deal.legal_moves()
-        if len(legal) == 1:
-            return legal[0]
-        seat = deal.to_move
-        assert seat is not None
-
+    def _samples(self, deal: Deal) -> Callable[[], Deal]:
         def sample() -> Deal:
             copy = deal.copy()
             self.rng.shuffle(copy._deck)
             return copy
 
-        return self._search(deal, seat, sample, legal)
+        return sample
 
 
 def _spec(name: str, iterations: int, options: dict[str, object]) -> BotSpec:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import socket
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,35 +16,16 @@ import httpx
 import pytest
 from serverutil import Player, Server, running_server
 from test_server_bot_api import Stream, bot_http, make_bot
+from test_server_socket_limits import poll, rss_bytes
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from cirulla.verify import verify_record
 
 
-def poll(check: Callable[[], Any], timeout: float = 30, what: str = "condition") -> Any:
-    """Wait until `check()` is truthy (a busy machine gets generous time)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def log_messages(server: Server) -> list[str]:
     lines = server.log_path.read_text(errors="replace").splitlines()
     return [json.loads(x)["message"] for x in lines if x.startswith("{")]
-
-
-def rss_bytes(server: Server) -> int:
-    assert server.proc is not None
-    with open(f"/proc/{server.proc.pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
 
 
 def bot_table(http: httpx.Client, config: dict[str, Any]) -> str:

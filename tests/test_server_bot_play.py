@@ -10,24 +10,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from conftest import stack
 from serverutil import Player
 from test_server_bot_api import Stream, _person_moves, bot_http, make_bot, play_through_stream
 from test_server_play import run_verify, start_server
+from test_server_socket_limits import DECK  # seat 0 moves first; no bonus at the deal
 from test_server_tournaments import KNOCKOUT, create, detail, finished, post, wait_for
 
 from cirulla import Deal, Rules
-
-# 2 players, dealer 1: seat 0 (the person) moves first; no bonus at the deal.
-DECK = [
-    str(c)
-    for c in stack(
-        players=2,
-        dealer=1,
-        hands=[["4S", "KC", "QH"], ["2C", "5C", "6D"]],
-        table=["4D", "7C", "2S", "JD"],
-    )
-]
 
 
 def in_thread(target: Any, *args: Any) -> tuple[threading.Thread, list[Any]]:

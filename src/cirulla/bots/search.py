@@ -330,7 +330,11 @@ class CheaterBot(OmniscientBot, IsmctsBot):
             return legal[0]
         seat = deal.to_move
         assert seat is not None
-        return self._search(deal, seat, deal.copy, legal)
+        return self._search(deal, seat, self._samples(deal), legal)
+
+    def _samples(self, deal: Deal) -> Callable[[], Deal]:
+        """Where each iteration's deal comes from: the real one, every card visible."""
+        return deal.copy
 
     def choose(self, view: SeatView) -> Move:
         return OmniscientBot.choose(self, view)

@@ -25,7 +25,9 @@ __all__ = [
     "CompressedFiles",
     "SecurityHeaders",
     "accepts",
+    "best_coding",
     "compress",
+    "compressed",
     "content_security_policy",
 ]
 
@@ -197,9 +199,18 @@ def compress(body: bytes, coding: str, level: int | None = None) -> bytes:
     return gzip.compress(body, 9 if level is None else level)
 
 
+def best_coding(accept_encoding: str | None) -> str | None:
+    """The coding to answer in: Brotli if accepted, else gzip, else None."""
+    for coding in ("br", "gzip"):
+        if accepts(accept_encoding, coding):
+            return coding
+    return None
+
+
 @lru_cache(maxsize=256)
-def _compressed(path: str, tag: bytes, coding: str, body: bytes) -> bytes:
-    del path, tag  # with `body`, the key: one compression per file's version
+def compressed(body: bytes, coding: str) -> bytes:
+    """`body` compressed at the best level, once: the same bytes for every reader (a
+    static file's version, a stylesheet bundle, a catalog)."""
     return compress(body, coding)
 
 
@@ -226,7 +237,7 @@ class CompressedFiles:
             return
         offered = _header(scope, b"accept-encoding")
         header = offered.decode("latin-1") if offered else None
-        coding = "br" if accepts(header, "br") else "gzip" if accepts(header, "gzip") else None
+        coding = best_coding(header)
         if coding is None:
             await self.app(scope, receive, send)
             return
@@ -260,8 +271,7 @@ class CompressedFiles:
     ) -> None:
         headers = MutableHeaders(raw=list(start.get("headers", ())))
         if len(body) >= self.minimum_size:
-            tag = headers.get("etag", "").encode()
-            body = _compressed(str(scope.get("path")), tag, coding, body)
+            body = compressed(body, coding)
             headers["content-encoding"] = coding
             headers["content-length"] = str(len(body))
         headers.add_vary_header("Accept-Encoding")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -24,7 +23,13 @@ from fastapi.staticfiles import StaticFiles
 
 from .accounts import me
 from .errors import UNAVAILABLE_ERRORS, ApiError
-from .middleware import CompressedFiles, accepts, compress, content_security_policy
+from .middleware import (
+    CompressedFiles,
+    best_coding,
+    compress,
+    compressed,
+    content_security_policy,
+)
 from .preload import (
     catalog_json,
     css_bundle_at,
@@ -103,18 +108,11 @@ def _deck_style(boot: dict[str, Any] | None) -> str | None:
     return style if isinstance(style, str) else None
 
 
-@lru_cache(maxsize=16)
-def _compressed(body: bytes, coding: str) -> bytes:
-    return compress(body, coding)
-
-
 def _encoded(body: bytes, accept_encoding: str | None) -> tuple[bytes, str | None]:
     """`body` (a stylesheet bundle, a catalog: the same bytes for everyone) compressed
     once at the best level, in the best coding the browser accepts (Brotli, gzip)."""
-    for coding in ("br", "gzip"):
-        if accepts(accept_encoding, coding):
-            return _compressed(body, coding), coding
-    return body, None
+    coding = best_coding(accept_encoding)
+    return (body, None) if coding is None else (compressed(body, coding), coding)
 
 
 def page_policy(page: str | None) -> str:
@@ -151,12 +149,10 @@ def install_web(app: FastAPI) -> None:
             "Content-Security-Policy": page_policy(page),
         }
         # made for each reader: a level fast enough for each answer (a few ms)
-        offered = request.headers.get("accept-encoding")
-        for coding, level in (("br", 6), ("gzip", 6)):
-            if accepts(offered, coding):
-                body = compress(body, coding, level)
-                headers["Content-Encoding"] = coding
-                break
+        coding = best_coding(request.headers.get("accept-encoding"))
+        if coding is not None:
+            body = compress(body, coding, 6)
+            headers["Content-Encoding"] = coding
         return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
     for path in PAGES:
