@@ -16,7 +16,9 @@ from cirulla.tables.state import TableError, TableState, commitment
 class Log:
     """Builds a table's log the way the actor does, folding each record as it goes."""
 
-    def __init__(self, config: TableConfig) -> None:
+    def __init__(self, config: TableConfig, shuffles: random.Random | None = None) -> None:
+        """`shuffles` draws the smazzate's seeds (fixed cards); by default, fresh ones."""
+        self.shuffles = shuffles
         data = {"config": config.model_dump(mode="json"), "owner": "u0", "shuffle": SHUFFLE_VERSION}
         self.records = [LogRecord.first("created", data, 1_000)]
         self.seeds: dict[int, int] = {}
@@ -30,7 +32,7 @@ class Log:
 
     def commit(self) -> None:
         k = self.state.deals_started
-        seed = secrets.randbits(128)
+        seed = secrets.randbits(128) if self.shuffles is None else self.shuffles.getrandbits(128)
         self.state.secrets[k] = seed
         self.seeds[k] = seed
         self.add("committed", deal=k, commitment=commitment(seed), shuffle=SHUFFLE_VERSION)
