@@ -27,6 +27,7 @@ import pytest
 from browserutil import expect, guest, page_opener
 from serverutil import Player, Server, running_server
 
+from cirulla.gateway import minify
 from cirulla.gateway.preload import (
     CATALOGS,
     PAGE_STYLESHEETS,
@@ -151,8 +152,8 @@ def test_the_stylesheets_come_as_one_file_of_the_same_rules_in_the_same_order(
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/css")
     assert "immutable" in r.headers["cache-control"] and r.headers["content-encoding"] == "gzip"
     at = 0
-    for name in sources:  # every file whole, in index.html's order
-        at = r.text.index((WEB / name).read_text(encoding="utf-8"), at)
+    for name in sources:  # every file whole (minified), in index.html's order
+        at = r.text.index(minify.stylesheet((WEB / name).read_text(encoding="utf-8")), at)
     stale = httpx.get(f"{server.base_url}/static/bundle/0000000000000000.css")
     assert stale.status_code == 404 and stale.json()["error"]["code"] == "not_found"
 
@@ -179,7 +180,7 @@ def test_a_changed_stylesheet_makes_a_new_bundle_and_one_that_cannot_be_joined_s
 ) -> None:
     web = web_copy(tmp_path)
     first = css_bundle(web)
-    assert first is not None and first.body.index(b".a {") < first.body.index(b".b {")
+    assert first is not None and first.body.index(b".a{") < first.body.index(b".b{")
     (web / "b.css").write_text(".b { color: green; }\n", encoding="utf-8")
     second = css_bundle(web)
     assert second is not None and second.href != first.href and b"green" in second.body
@@ -380,7 +381,7 @@ def test_the_table_page_carries_the_part_of_the_stylesheets_it_uses_and_the_whol
     assert f'<style data-full="{whole.href}">{lobby_part.body.decode()}</style>' in lobby.text
     # each page's policy lets run its inline script (boot.js) and style, by their hashes:
     # every answer's policy, with those two sources added and nothing else
-    boot = (WEB / "js" / "boot.js").read_text(encoding="utf-8")
+    boot = minify.script((WEB / "js" / "boot.js").read_text(encoding="utf-8"))
     assert f"<script>{boot}</script>" in table.text
     other = httpx.get(f"{server.base_url}/static/js/app.js").headers["content-security-policy"]
     for page, css in ((table, part), (lobby, lobby_part)):

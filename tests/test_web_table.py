@@ -760,15 +760,18 @@ def test_captured_cards_fly_to_the_pile_unless_motion_is_reduced(pages: Any, mot
     table = stacked_table(page, U1_HANDS, U1_TABLE)
     open_table(page, table)
     wait_my_turn(page)
+    # the flights come with table-extras.js, loaded once the board is drawn (its chat
+    # panel is the sign): a play before it lands without them
+    page.wait_for_selector(".chat-messages", state="attached")
     page.evaluate(WATCH_FLIGHTS)
     play_by_clicks(page, "4Sx4D7C")
     played(page, table, "4Sx4D7C")
-    page.wait_for_timeout(300)
-    flights = page.evaluate("() => window.flights")
     if motion == "reduce":
-        assert flights == 0
+        page.wait_for_timeout(300)
+        assert page.evaluate("() => window.flights") == 0
     else:
-        assert flights >= 3  # the 4 played and the two cards it takes (then the bot's)
+        # the 4 played and the two cards it takes (then the bot's)
+        page.wait_for_function("() => window.flights >= 3")
     settle(page)
     expect(page.locator(".fly-layer .flying")).to_have_count(0)
 

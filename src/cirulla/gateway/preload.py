@@ -13,7 +13,8 @@ graph is read from the modules' `import ... from "..."` lines, so the list never
 stale; the page each address loads mirrors app.js's PAGES, which a test keeps in step.
 
 The stylesheets index.html links are served as one file (`/static/bundle/<hash>.css`,
-their plain concatenation in the same order, which is what the browser applies anyway):
+their concatenation in the same order, which is what the browser applies anyway, each
+minified as every script and stylesheet served is, minify.py):
 one request instead of seven. The files on disk stay the source: the bundle is made
 again whenever one of them changes. The table's page carries only the stylesheets it
 uses (PAGE_STYLESHEETS; the lobby's too) in a `<style>`, with the whole bundle's address
@@ -38,6 +39,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Final
+
+from . import minify
 
 __all__ = [
     "CATALOGS",
@@ -191,8 +194,9 @@ def _bundle(files: tuple[Path, ...], stamp: tuple[tuple[int, int], ...]) -> CssB
     parts = [f.read_bytes() for f in files]
     if not parts or any(_NOT_CONCATENABLE.search(p.decode("utf-8")) for p in parts):
         return None
+    # each file minified (minify.py), after a comment that names it
     body = b"".join(
-        b"/* " + f.name.encode() + b" */\n" + p + (b"" if p.endswith(b"\n") else b"\n")
+        b"/* " + f.name.encode() + b" */\n" + minify.stylesheet(p.decode("utf-8")).encode() + b"\n"
         for f, p in zip(files, parts, strict=True)
     )
     digest = hashlib.sha256(body).hexdigest()[:16]
@@ -359,13 +363,15 @@ def _modules(web: Path, page: str | None) -> tuple[str, ...]:
 
 
 def _inline_script(web: Path, name: str) -> str | None:
-    """The text of the classic script `name` (under `web`) to carry in a `<script>`; None
-    when it cannot be carried as it is (it would end the element early)."""
+    """The text of the classic script `name` (under `web`), minified, to carry in a
+    `<script>`; None when it cannot be carried as it is (it would end the element early)."""
     try:
         text = (web / name).read_text(encoding="utf-8")
     except OSError:
         return None
-    return None if re.search(r"</script|<!--", text, re.IGNORECASE) else text
+    if re.search(r"</script|<!--", text, re.IGNORECASE):
+        return None
+    return minify.script(text)
 
 
 def _inline_style(bundle: CssBundle) -> str | None:
