@@ -1,6 +1,6 @@
 """The web client's weight and time to first interaction on a phone profile.
 
-    python benchmarks/web_weight.py [--src DIR] [--runs 3] [--json PATH]
+    python benchmarks/web_weight.py [--src DIR] [--runs 3] [--proxy nginx] [--json PATH]
 
 Starts `cirulla serve` (test mode, SQLite in a temporary directory) from the source
 tree `--src` (default: this checkout's src/; give another worktree's src/ to measure
@@ -26,6 +26,12 @@ watched by a requestAnimationFrame loop installed before the page's own scripts,
 round trip of Playwright's is in the figure. `ms_wall` is the same moment as Playwright
 sees it (from `goto` until its polling notices, which adds its own round trips to the
 throttled page; the figure of the earliest results).
+
+`--proxy nginx` puts nginx (/usr/sbin/nginx, or CIRULLA_NGINX) in front of the server
+with deploy/nginx/cirulla.conf, the file the README gives operators: TLS with a
+certificate made for the run (the browser told to accept it) and HTTP/2, as a public
+server is reached; without it the browser talks HTTP/1.1 to `cirulla serve` itself.
+Each sample names the protocols its responses came by.
 
 For each: the bytes transferred (response bodies and headers as Chromium received
 them, every request of the page including the WebSocket handshake; the frames are not
@@ -54,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from nginx_front import free_port, start_nginx, wait_healthy
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CIRULLA_CHROMIUM", "/usr/bin/chromium")
@@ -67,16 +74,9 @@ NETWORK = {  # a fast 3G, as Chromium's DevTools preset
 }
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def start_server(src: Path, data: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    src: Path, data: Path, extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = dict(os.environ)
     env.update(
@@ -88,6 +88,7 @@ def start_server(src: Path, data: Path) -> tuple[subprocess.Popen[bytes], str]:
             "CIRULLA_REGISTRATIONS_PER_HOUR": "100000",
             "CIRULLA_SOCKETS_PER_ADDRESS": "100000",
             "CIRULLA_LOGIN_ATTEMPTS": "100000",
+            **(extra_env or {}),
         }
     )
     cmd = [sys.executable, "-m", "cirulla", "serve", "--port", str(port)]
@@ -95,18 +96,8 @@ def start_server(src: Path, data: Path) -> tuple[subprocess.Popen[bytes], str]:
     log = (data.parent / "server.log").open("ab")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=log, cwd=data.parent)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}")
-        try:
-            if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
-                return proc, base
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("server did not start")
+    wait_healthy(proc, base, 60, "the server")
+    return proc, base
 
 
 # Checked at every frame from the document's start: the page's own clock
@@ -131,7 +122,12 @@ def measure(
     """One cold load of `path` in a fresh phone context; `ready` is the selector that
     must be visible and enabled."""
     ctx = browser.new_context(
-        base_url=base, viewport=PHONE, is_mobile=True, has_touch=True, locale="it-IT"
+        base_url=base,
+        viewport=PHONE,
+        is_mobile=True,
+        has_touch=True,
+        locale="it-IT",
+        ignore_https_errors=True,  # --proxy: the run's own certificate
     )
     page = ctx.new_page()
     page.set_default_timeout(60_000)
@@ -157,7 +153,10 @@ def measure(
         times.setdefault(event["requestId"], {}).update({key: event["timestamp"], **extra})
 
     cdp.on("Network.requestWillBeSent", lambda e: at(e, "start", url=e["request"]["url"]))
-    cdp.on("Network.responseReceived", lambda e: at(e, "response"))
+    cdp.on(
+        "Network.responseReceived",
+        lambda e: at(e, "response", protocol=e["response"].get("protocol", "")),
+    )
     cdp.on("Network.loadingFinished", lambda e: at(e, "end", bytes=e.get("encodedDataLength", 0)))
     cdp.on(
         "Network.webSocketCreated", lambda e: times.setdefault(e["requestId"], {"url": e["url"]})
@@ -177,6 +176,7 @@ def measure(
         "ms_wall": round(elapsed),
         "bytes": int(sum(sizes.values())),
         "requests": len(sizes),
+        "protocols": sorted({t["protocol"] for t in times.values() if t.get("protocol")}),
         "until_interaction_ms": {
             "script": round(metrics.get("ScriptDuration", 0) * 1000),
             "style": round(metrics.get("RecalcStyleDuration", 0) * 1000),
@@ -214,13 +214,18 @@ def waterfall_of(times: dict[str, dict[str, Any]], base: str) -> list[dict[str, 
     ]
 
 
-def run(src: Path, runs: int, waterfall: bool = False) -> dict[str, Any]:
+def run(src: Path, runs: int, waterfall: bool = False, proxy: str | None = None) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
-        proc, base = start_server(src, data)
+        trusted = {"CIRULLA_TRUSTED_PROXIES": "127.0.0.1"} if proxy else {}
+        proc, base = start_server(src, data, trusted)
+        front: subprocess.Popen[bytes] | None = None
+        page_base = base  # where the browser goes: the server, or nginx in front of it
         try:
+            if proxy == "nginx":
+                front, page_base = start_nginx(base.split("//", 1)[1], Path(tmp) / "nginx")
             host = httpx.Client(base_url=base, timeout=10)
             assert host.post("/api/guest").status_code == 201
             config = {"name": "bench", "players": 2}
@@ -256,7 +261,7 @@ def run(src: Path, runs: int, waterfall: bool = False) -> dict[str, Any]:
                 }
                 for name, (path, ready, setup) in pages.items():
                     samples = [
-                        measure(browser, base, path, ready, setup, waterfall and i == runs - 1)
+                        measure(browser, page_base, path, ready, setup, waterfall and i == runs - 1)
                         for i in range(runs)
                     ]
                     out[name] = {
@@ -266,6 +271,7 @@ def run(src: Path, runs: int, waterfall: bool = False) -> dict[str, Any]:
                         "ms_wall": statistics.median(s["ms_wall"] for s in samples),
                         "bytes": statistics.median(s["bytes"] for s in samples),
                         "requests": statistics.median(s["requests"] for s in samples),
+                        "protocols": sorted({p for s in samples for p in s["protocols"]}),
                         "until_interaction_ms": {
                             k: statistics.median(s["until_interaction_ms"][k] for s in samples)
                             for k in samples[0]["until_interaction_ms"]
@@ -275,11 +281,14 @@ def run(src: Path, runs: int, waterfall: bool = False) -> dict[str, Any]:
                 browser.close()
             return out
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            for running in (front, proc):
+                if running is None:
+                    continue
+                running.terminate()
+                try:
+                    running.wait(10)
+                except subprocess.TimeoutExpired:
+                    running.kill()
 
 
 def git_commit(src: Path) -> str:
@@ -297,9 +306,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--waterfall", action="store_true", help="each page's requests")
+    parser.add_argument(
+        "--proxy", choices=["nginx"], help="TLS and HTTP/2 in front (deploy/nginx/cirulla.conf)"
+    )
     args = parser.parse_args(argv)
     load_before = [round(x, 2) for x in os.getloadavg()]
-    pages = run(args.src.resolve(), args.runs, args.waterfall)
+    pages = run(args.src.resolve(), args.runs, args.waterfall, args.proxy)
     result = {
         "benchmark": "web_weight",
         "src": str(args.src.resolve()),
@@ -316,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
             "cpu_slowdown": CPU_SLOWDOWN,
             "network": NETWORK,
             "cache": "disabled",
+            "proxy": args.proxy,
         },
         "targets": {"bytes": 300 * 1024, "ms_to_interaction": 1000},
         "pages": pages,
