@@ -53,9 +53,14 @@ def test_through_the_proxy_the_cookie_is_secure_and_the_server_answers_as_itself
         # X-Forwarded-Proto: https from a trusted proxy: the session cookie is Secure
         assert "secure" in r.headers["set-cookie"].lower()
         assert client.get("/api/me").json()["user"]["name"] == r.json()["user"]["name"]
-        # a body over the server's limit gets the server's own answer, not nginx's
-        big = client.post("/api/guest", content=b"x" * 70_000)
-        assert big.status_code == 413 and big.json()["error"]["code"] == "body_too_large"
+        # a body over the server's limit gets the server's own answer, every time (the
+        # server would close the connection under nginx's feet: 502, now and then)
+        own = httpx.post(f"{server.base_url}/api/guest", content=b"x" * 70_000)
+        assert own.status_code == 413
+        for _ in range(5):
+            big = client.post("/api/guest", content=b"x" * 70_000)
+            assert big.status_code == 413 and big.json() == own.json()
+        assert client.post("/api/guest", content=b"{}" + b" " * 60_000).status_code == 201
     # straight to the server, the same request is not https: no Secure cookie
     direct = httpx.post(f"{server.base_url}/api/guest")
     assert "secure" not in direct.headers["set-cookie"].lower()
