@@ -128,9 +128,14 @@ def play_through_stream(
         if deal["to_move"] == view["you"]:
             assert deal["seat"] == view["you"] and "history" in deal, "the whole seat view"
             body = {"action": f"m{frame['version']}", "version": frame["version"]}
-            r = http.post(
-                f"/api/bot/tables/{table}/move", json={**body, "move": deal["legal_moves"][0]}
-            )
+            body["move"] = deal["legal_moves"][0]
+            r = http.post(f"/api/bot/tables/{table}/move", json=body)
+            # 429: views that queued up while the machine was busy, each answered at
+            # once, passed the commands' burst: slow down and send it again (the same
+            # action: never applied twice), as examples/bot_client.py does
+            while r.status_code == 429 and time.monotonic() < deadline:
+                time.sleep(0.5)
+                r = http.post(f"/api/bot/tables/{table}/move", json=body)
             assert r.status_code in (200, 409), r.text  # 409: stale, a resync follows
     raise TimeoutError("the partita did not end")
 
