@@ -788,6 +788,40 @@ class Deal:
                 if other not in seen:  # the hands that changed
                     self._update_special(other)
 
+    def assign_unseen(self, seat: int, hands: dict[int, list[Card]], deck: list[Card]) -> None:
+        """Put, in place, the cards `seat` cannot see where a sampler chose: `hands[s]`
+        after each hidden hand's declared cards, `deck` as the undealt deck (in that
+        order). The same cards and counts as now, or ValueError: a sampler may move the
+        hidden cards, never make or lose one.
+
+        For search on a determinized copy, as `redeal_unseen`, when the draw is not
+        uniform (`bots.posterior`).
+        """
+        from .views import visible_hands
+
+        seen = visible_hands(self, self._check_seat(seat))
+        hidden = [s for s in range(self.players) if s not in seen]
+        if sorted(hands) != hidden:
+            raise ValueError(f"hands must be given for exactly the seats {hidden}")
+        old: list[Card] = list(self._deck)
+        new: list[Card] = list(deck)
+        for other in hidden:
+            pending = self._pending[other]
+            free = [c for c in self._hands[other] if c not in pending]
+            if len(hands[other]) != len(free):
+                raise ValueError(f"seat {other} holds {len(free)} hidden cards")
+            old += free
+            new += hands[other]
+        if len(new) != len(old) or set(new) != set(old):
+            raise ValueError("the cards given are not the cards this seat cannot see")
+        for other in hidden:
+            self._hands[other] = self._pending[other] + list(hands[other])
+        self._deck = list(deck)
+        self._legal = None
+        if not self._scopa and self._phase != _OVER and self._phase != _HALTED:
+            for other in hidden:
+                self._update_special(other)
+
     def __repr__(self) -> str:
         if self.is_over:
             state = "over"

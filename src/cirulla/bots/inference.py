@@ -127,21 +127,30 @@ class PlayEvidence:
         """How plausible `deal`'s hidden hands are, 0 < w <= 1 (1: nothing surprising)."""
         w = 1.0
         for mover, (masks, factors) in self._index().items():
-            declared = deal._pending[mover]  # public: the same in every sample
-            hit = 0
-            for card in deal._hands[mover]:
-                if card not in declared:
-                    hit |= masks.get(card, 0)
-            i = 0
-            while hit:
-                if hit & 1:
-                    w *= factors[i]
-                hit >>= 1
-                i += 1
+            # the declared cards are public: the same in every sample
+            w = _surprised(w, masks, factors, deal._hands[mover], deal._pending[mover])
         for seat, played in self._bonus.items():
             if hand_bonus_options(played + deal._hands[seat], self._rules, frozenset(), True):
                 w *= self._missed_bonus
         return w
+
+    def hand_weight(self, seat: int, hand: list[Card], declared: list[Card]) -> float:
+        """How plausible it is that `seat` holds `hand` (its `declared` cards among them,
+        which tell nothing): `weight`'s factor for that seat alone, so that a sampler
+        moving one card need not weigh every hand again."""
+        w = 1.0
+        entry = self._index().get(seat)
+        if entry is not None:
+            w = _surprised(w, entry[0], entry[1], hand, declared)
+        played = self._bonus.get(seat)
+        if played is not None and hand_bonus_options(played + hand, self._rules, frozenset(), True):
+            w *= self._missed_bonus
+        return w
+
+    @property
+    def seats(self) -> list[int]:
+        """The hidden seats whose hands the evidence weighs (the others' factor is 1)."""
+        return sorted(set(self._factors) | set(self._bonus))
 
     def _index(self) -> dict[int, tuple[dict[Card, int], list[float]]]:
         """Per hidden seat: each card's notes it would make surprising (a bit per note),
@@ -163,6 +172,25 @@ class PlayEvidence:
         return bool(self._bonus) or any(
             cards for notes in self._factors.values() for cards, _ in notes
         )
+
+
+def _surprised(
+    w: float, masks: dict[Card, int], factors: list[float], hand: list[Card], declared: list[Card]
+) -> float:
+    """`w` times the factor of every note that a card of `hand` (not one of `declared`)
+    makes surprising, each note once, in the notes' order (the order keeps the float
+    products, hence the samples kept, exactly as they were)."""
+    hit = 0
+    for card in hand:
+        if card not in declared:
+            hit |= masks.get(card, 0)
+    i = 0
+    while hit:
+        if hit & 1:
+            w *= factors[i]
+        hit >>= 1
+        i += 1
+    return w
 
 
 def _greedy_better(replay: Deal, move: Move, last: bool) -> frozenset[Card]:

@@ -41,6 +41,7 @@ from .playouts import (
     ucb_search,
     ucb_visits,
 )
+from .posterior import PosteriorSampler, rejection_sampler
 from .rootpool import search_in_parallel
 
 #: How the playouts judge sweep risks (`threats` option): the next player's cards in
@@ -54,6 +55,10 @@ THREATS: Final = {
 
 #: Draws a sample may take before the most plausible one so far is kept (`infer`).
 INFER_TRIES: Final = 20
+#: How `infer` draws its determinizations (`sampler` option): uniform redraws kept with
+#: their weight's probability, else the best of INFER_TRIES; or a Metropolis chain over
+#: the hidden cards (`posterior.PosteriorSampler`), which reaches the model's posterior.
+SAMPLERS: Final = ("reject", "chain")
 
 __all__ = ["CheaterBot", "IsmctsBot", "PimcBot", "playout", "reward"]
 
@@ -74,7 +79,8 @@ class IsmctsBot(Bot):
     who always declare); `threats` how the playouts judge sweep risks (`THREATS`);
     `expand="policy"` grows the policy's move at a node rather than a random one;
     `others="policy"` plays the other sides' moves in the tree by the policy; `trees=N`
-    searches N determinizations apart, each seeing every card, and adds their visits."""
+    searches N determinizations apart, each seeing every card, and adds their visits;
+    `sampler="chain"` draws `infer`'s determinizations by a Metropolis chain (`SAMPLERS`)."""
 
     name = "ismcts"
 
@@ -96,6 +102,7 @@ class IsmctsBot(Bot):
         missed_bonus: float = MISSED_BONUS,
         missed_greedy: float = MISSED_GREEDY,
         trees: int = 1,
+        sampler: str = "reject",
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
@@ -130,6 +137,9 @@ class IsmctsBot(Bot):
         )
         if not isinstance(trees, int) or isinstance(trees, bool) or not 1 <= trees <= 1000:
             raise ValueError(f"trees must be a whole number from 1 to 1000, not {trees!r}")
+        if sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}, not {sampler!r}")
+        self.sampler = sampler
         self.trees = trees
         self.expand = expand
         self.threats = threats
@@ -158,6 +168,7 @@ class IsmctsBot(Bot):
             "missed_bonus": self.missed[2],
             "missed_greedy": self.missed[3],
             "trees": self.trees,
+            "sampler": self.sampler,
         }
 
     def choose(self, view: SeatView) -> Move:
@@ -269,20 +280,11 @@ class IsmctsBot(Bot):
         evidence = PlayEvidence(base, hidden, *self.missed)
         if not evidence.informative:
             return lambda: self._sample(base, seat)
-        rng = self.rng
-
-        def sample() -> Deal:
-            best, best_weight = base, -1.0
-            for _ in range(INFER_TRIES):
-                deal = self._sample(base, seat)
-                weight = evidence.weight(deal)
-                if weight >= 1.0 or rng.random() < weight:
-                    return deal
-                if weight > best_weight:
-                    best, best_weight = deal, weight
-            return best
-
-        return sample
+        if self.sampler == "chain":
+            return PosteriorSampler(base, seat, evidence, self.rng)
+        return rejection_sampler(
+            base, lambda: self._sample(base, seat), evidence, self.rng, INFER_TRIES
+        )
 
     def _sample(self, base: Deal, seat: int) -> Deal:
         deal = base.copy()

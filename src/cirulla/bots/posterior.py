@@ -1,0 +1,166 @@
+"""Determinizations drawn from the opponent model's posterior by a Metropolis chain.
+
+`infer=True` keeps a uniform redraw with the probability `PlayEvidence.weight` gives
+it, and after `INFER_TRIES` rejected draws keeps the most plausible one: when the model
+is sharp (a greedy player's every choice rules most hands out) nearly every draw is
+rejected, so the samples are the best of twenty uniform draws, not the posterior, and
+the draws cost most of the move's time. A chain over the hidden cards reaches the
+posterior itself whatever its shape (Metropolis-Hastings, as used to sample hidden
+hands in Bridge and Skat programs' determinizations): a step swaps one card of a hidden
+hand with another hidden card (in the deck or another hidden hand), kept with the
+probability min(1, w'/w) of the hands' weights. The proposal is symmetric, so the
+chain's stationary law is the prior (uniform over consistent deals) times the weights,
+exactly what the rejection sampler would draw with unlimited tries.
+
+Each sample is `steps` swaps on from the last one, after `burn_in` from a uniform
+draw; the deck's order, which no weight reads, is shuffled afresh for each sample.
+Only the two hands a swap touches are weighed again (`PlayEvidence.hand_weight`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Final
+
+from ..cards import Card
+from ..deal import Deal
+from ..views import visible_hands
+from .inference import PlayEvidence
+
+__all__ = ["BURN_IN", "STEPS", "PosteriorSampler", "rejection_sampler"]
+
+#: Swaps tried between two samples: a few per hidden card, so that successive
+#: iterations do not search nearly the same hands.
+STEPS: Final = 12
+#: Swaps tried from the first uniform draw before the first sample.
+BURN_IN: Final = 300
+
+
+def rejection_sampler(
+    base: Deal,
+    draw: Callable[[], Deal],
+    evidence: PlayEvidence,
+    rng: random.Random,
+    tries: int,
+) -> Callable[[], Deal]:
+    """Samples of `draw` (uniform redraws) each kept with the probability its weight
+    gives; after `tries` rejected ones the most plausible of them (`infer`'s sampler)."""
+
+    def sample() -> Deal:
+        best, best_weight = base, -1.0
+        for _ in range(tries):
+            deal = draw()
+            weight = evidence.weight(deal)
+            if weight >= 1.0 or rng.random() < weight:
+                return deal
+            if weight > best_weight:
+                best, best_weight = deal, weight
+        return best
+
+    return sample
+
+
+class PosteriorSampler:
+    """Call it for a determinization of `base` for `seat`, hidden cards drawn from the
+    posterior `evidence` weighs; the chain goes on from one call to the next."""
+
+    __slots__ = (
+        "_base",
+        "_deck",
+        "_declared",
+        "_evidence",
+        "_free",
+        "_movable",
+        "_rng",
+        "_seat",
+        "_steps",
+        "_weights",
+    )
+
+    def __init__(
+        self,
+        base: Deal,
+        seat: int,
+        evidence: PlayEvidence,
+        rng: random.Random,
+        steps: int = STEPS,
+        burn_in: int = BURN_IN,
+    ) -> None:
+        if steps < 0 or burn_in < 0:
+            raise ValueError("steps and burn_in must be >= 0")
+        self._base = base
+        self._seat = seat
+        self._evidence = evidence
+        self._rng = rng
+        self._steps = steps
+        start = base.copy()
+        start.redeal_unseen(seat, rng)
+        seen = visible_hands(base, seat)
+        hidden = [s for s in range(base.players) if s not in seen]
+        self._declared: dict[int, list[Card]] = {s: list(start.declared(s)) for s in hidden}
+        self._free: dict[int, list[Card]] = {
+            s: [c for c in start.hand(s) if c not in self._declared[s]] for s in hidden
+        }
+        self._deck: list[Card] = list(start._deck)  # the undealt cards, as drawn
+        self._movable = [s for s in hidden if self._free[s]]
+        weighed = set(evidence.seats)
+        self._weights: dict[int, float] = {
+            s: self._weigh(s, self._free[s]) if s in weighed else 1.0 for s in hidden
+        }
+        for _ in range(burn_in):
+            self._step()
+
+    def __call__(self) -> Deal:
+        for _ in range(self._steps):
+            self._step()
+        deck = list(self._deck)
+        self._rng.shuffle(deck)
+        deal = self._base.copy()
+        deal.assign_unseen(self._seat, {s: list(f) for s, f in self._free.items()}, deck)
+        return deal
+
+    def _weigh(self, seat: int, free: list[Card]) -> float:
+        declared = self._declared[seat]
+        return self._evidence.hand_weight(seat, declared + free, declared)
+
+    def _step(self) -> None:
+        rng = self._rng
+        movable = self._movable
+        if not movable:
+            return
+        seat = movable[rng.randrange(len(movable))]
+        mine = self._free[seat]
+        i = rng.randrange(len(mine))
+        deck = self._deck
+        others = [t for t in movable if t != seat]
+        n = len(deck) + sum(len(self._free[t]) for t in others)
+        if n == 0:
+            return
+        k = rng.randrange(n)
+        card = mine[i]
+        if k < len(deck):
+            moved = [*mine[:i], deck[k], *mine[i + 1 :]]
+            w = self._weigh(seat, moved)
+            ratio = w / self._weights[seat]
+            if ratio >= 1.0 or rng.random() < ratio:
+                self._free[seat] = moved
+                self._weights[seat] = w
+                deck[k] = card
+            return
+        k -= len(deck)
+        for other in others:
+            theirs = self._free[other]
+            if k < len(theirs):
+                break
+            k -= len(theirs)
+        moved = [*mine[:i], theirs[k], *mine[i + 1 :]]
+        swapped = [*theirs[:k], card, *theirs[k + 1 :]]
+        w = self._weigh(seat, moved)
+        v = self._weigh(other, swapped)
+        ratio = (w * v) / (self._weights[seat] * self._weights[other])
+        if ratio >= 1.0 or rng.random() < ratio:
+            self._free[seat] = moved
+            self._free[other] = swapped
+            self._weights[seat] = w
+            self._weights[other] = v
