@@ -103,16 +103,42 @@ def hand_cards(page: Any) -> list[str]:
     return page.eval_on_selector_all(".hand-card", "els => els.map(e => e.dataset.code)")
 
 
+PLAYED = """([id, move]) => {
+    const v = window.cirulla.conn.view(id);
+    return v && v.deal && v.deal.history.some((e) => e.type === "play" && e.move === move);
+}"""
+
+# What the page showed, for a failure's message.
+PAGE_STATE = """(id) => {
+    const v = window.cirulla.conn.view(id);
+    const text = (sel) => [...document.querySelectorAll(sel)].map((e) => e.textContent);
+    const board = document.querySelector(".board");
+    return {
+        version: v && v.version,
+        to_move: v && v.deal && v.deal.to_move,
+        you: v && v.you,
+        last: v && v.deal ? v.deal.history.slice(-4) : null,
+        toasts: text(".table-toast"),
+        hint: text(".play-hint"),
+        board: board && board.className,
+        legal: board && board.dataset.legal,
+        selected: text(".hand-card.selected"),
+        layers: text(".sheet-layer:not([hidden]) h2"),
+    };
+}"""
+
+
 def played(page: Any, table: str, move: str, timeout: float = 15) -> dict[str, Any]:
-    """Wait until the server's view shows `move` in the smazzata's history; the view."""
-    page.wait_for_function(
-        """([id, move]) => {
-            const v = window.cirulla.conn.view(id);
-            return v && v.deal && v.deal.history.some(e => e.type === 'play' && e.move === move);
-        }""",
-        arg=[table, move],
-        timeout=timeout * 1000,
-    )
+    """Wait until the server's view shows `move` in the smazzata's history; the view.
+    If it does not come, the failure says what the page showed (its toasts, hint and
+    board, the view's version and last moves): a timeout alone tells nothing."""
+    try:
+        page.wait_for_function(PLAYED, arg=[table, move], timeout=timeout * 1000)
+    except Exception as exc:  # Playwright's TimeoutError (imported only where installed)
+        if type(exc).__name__ != "TimeoutError":
+            raise
+        seen = page.evaluate(PAGE_STATE, table)
+        raise AssertionError(f"{move} not played within {timeout} s; the page: {seen}") from None
     view: dict[str, Any] = page.evaluate("id => window.cirulla.conn.view(id)", table)
     return view
 
