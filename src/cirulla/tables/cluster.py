@@ -182,7 +182,11 @@ class Cluster:
                 owner = (await self.bus.owners([table_id]))[table_id]
                 self._route_failures.succeeded("redis")
                 if owner is not None and owner != self.node:
-                    self._routes[table_id] = owner
+                    # (a table that moved keeps its mark until the route check has
+                    # joined this node's watchers there: a command routed meanwhile
+                    # must not pass for that join)
+                    if self._routes.get(table_id) != MOVED:
+                        self._routes[table_id] = owner
                     return RemoteTable(self, owner, table_id)
                 if owner is None and self._recovering():
                     break  # its owner may be claiming it back
@@ -264,6 +268,9 @@ class Cluster:
                 # this node gets the table back: their nodes must join them again.
                 for node in {s.node for s in actor.subscribers if isinstance(s, RemoteSubscriber)}:
                     self.bus.send(node, {"kind": "moved", "table": table_id})
+                # and so do this node's own: the route check joins them where it went
+                self._routes[table_id] = MOVED
+                self._spawn(self._check_routes())
         await self._after_trouble()
 
     async def _claim_back(self, table_id: str) -> bool:
