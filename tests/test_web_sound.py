@@ -68,6 +68,10 @@ def test_no_sound_before_interaction_then_capture_play_and_turn(pages: Any) -> N
             .some(e => e.type === 'play' && e.seat === 1)""",
         arg=table,
     )
+    # the sound module comes with table-extras.js (the chat panel is their sign), which
+    # replays the calls made before it came: only once it is here have the bot's move and
+    # our turn had their (silent) say, else they would sound after the first click
+    page.wait_for_selector(".chat-messages", state="attached")
     assert sounds(page) == []
     # the first click unlocks sound: our capture, the bot's card laid, our turn again
     play_by_clicks(page, "KCxKH")
