@@ -782,11 +782,7 @@ class Deal:
                 self._hands[other] = pending + pool[:need]
                 del pool[:need]
         self._deck = pool
-        self._legal = None
-        if not self._scopa and self._phase != _OVER and self._phase != _HALTED:
-            for other in range(self.players):
-                if other not in seen:  # the hands that changed
-                    self._update_special(other)
+        self._hands_changed([other for other in range(self.players) if other not in seen])
 
     def assign_unseen(self, seat: int, hands: dict[int, list[Card]], deck: list[Card]) -> None:
         """Put, in place, the cards `seat` cannot see where a sampler chose: `hands[s]`
@@ -817,9 +813,13 @@ class Deal:
         for other in hidden:
             self._hands[other] = self._pending[other] + list(hands[other])
         self._deck = list(deck)
+        self._hands_changed(hidden)
+
+    def _hands_changed(self, seats: list[int]) -> None:
+        """After a sampler put other cards in `seats`' hands: what depends on them."""
         self._legal = None
         if not self._scopa and self._phase != _OVER and self._phase != _HALTED:
-            for other in hidden:
+            for other in seats:
                 self._update_special(other)
 
     def __repr__(self) -> str:

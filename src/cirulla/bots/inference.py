@@ -147,11 +147,6 @@ class PlayEvidence:
             w *= self._missed_bonus
         return w
 
-    @property
-    def seats(self) -> list[int]:
-        """The hidden seats whose hands the evidence weighs (the others' factor is 1)."""
-        return sorted(set(self._factors) | set(self._bonus))
-
     def _index(self) -> dict[int, tuple[dict[Card, int], list[float]]]:
         """Per hidden seat: each card's notes it would make surprising (a bit per note),
         and the notes' factors; built once, on the first `weight`."""

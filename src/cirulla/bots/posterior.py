@@ -104,10 +104,7 @@ class PosteriorSampler:
         }
         self._deck: list[Card] = list(start._deck)  # the undealt cards, as drawn
         self._movable = [s for s in hidden if self._free[s]]
-        weighed = set(evidence.seats)
-        self._weights: dict[int, float] = {
-            s: self._weigh(s, self._free[s]) if s in weighed else 1.0 for s in hidden
-        }
+        self._weights = {s: self._weigh(s, self._free[s]) for s in hidden}
         for _ in range(burn_in):
             self._step()
 
