@@ -473,6 +473,26 @@ def test_options_are_saved_and_reloaded(pages: Any) -> None:
     screenshot(page, "web-profile")
 
 
+def test_the_saved_notice_waits_for_the_chosen_language(pages: Any) -> None:
+    """Saving another language shows "saved" in that language, however late its catalog
+    comes (the notice was once made before the switch, so in the old language)."""
+    page = pages()
+    as_guest(page)
+    wait_online(page)
+
+    def slow_catalog(route: Any) -> None:
+        time.sleep(1.5)  # the PUTs of the options have long answered by then
+        route.continue_()
+
+    page.route("**/static/i18n/en.json", slow_catalog)
+    page.goto("/profile")
+    page.get_by_role("combobox", name="Lingua").select_option("en")
+    page.get_by_role("button", name="Salva").click()
+    page.get_by_role("heading", name="Options").wait_for()
+    expect(page.locator(".toast-ok")).to_have_text("Options saved.")
+    expect(page.get_by_text("Opzioni salvate.")).to_have_count(0)
+
+
 # ---- history --------------------------------------------------------------------------------
 
 

@@ -279,10 +279,13 @@ async function logout() {
 }
 
 // Switch language: at once on this page, and saved to the account when logged in.
-async function chooseLanguage(lang) {
+// Resolves once the page is in `lang` (its catalog may still be on its way when the
+// option is saved), so what the caller says next is said in it. `save: false` when the
+// caller has saved the option already.
+async function chooseLanguage(lang, { save = true } = {}) {
   if (!LANGUAGES.includes(lang) || lang === language()) return;
-  setLanguage(lang);
-  if (state.user) {
+  const switched = setLanguage(lang);
+  if (save && state.user) {
     try {
       const data = await api("PUT", "/api/me/options", { language: lang });
       state.user = data.user;
@@ -290,6 +293,7 @@ async function chooseLanguage(lang) {
       notifyError(err);
     }
   }
+  await switched;
 }
 
 // ---- router ---------------------------------------------------------------------------

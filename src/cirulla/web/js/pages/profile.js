@@ -146,7 +146,7 @@ export function mountProfile(root, ctx) {
           });
         }
         if (changes.language !== language()) {
-          await ctx.chooseLanguage(changes.language); // re-renders this page in the new language
+          await ctx.chooseLanguage(changes.language, { save: false }); // re-renders this page in it
           ctx.notify(t("profile.saved"), "ok");
           return;
         }
