@@ -204,6 +204,10 @@ export class Connection extends EventTarget {
       case "sync": {
         const t = this.tables.get(frame.table);
         if (!t) break;
+        // An event held already: a join's replay of what a broadcast brought (a join
+        // sent while the event was on its way). Applied again, its plays would be in
+        // the history twice.
+        if (frame.type === "event" && t.version != null && frame.version <= t.version) break;
         if (frame.changes) {
           if (!t.view) {
             // changes to a view we do not hold: ask for the whole table again
