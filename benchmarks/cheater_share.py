@@ -1,0 +1,113 @@
+"""The share of the cheater's margin a bot makes, on the same decks (issue 16's aim).
+
+The aim reads "closes at least half of the greedy-to-cheater margin": the bot's margin
+against greedy, divided by the cheater's against greedy. Runs of `cirulla arena` with
+the same seed play the same decks (`arena.deck_seed`), so chunks of the bot and of the
+cheater with the same seeds pair deck by deck, and the luck of each deck, which both
+feel, cancels from the difference:
+
+    python benchmarks/cheater_share.py --bot new_vs_normale_2p_s163*.json \
+        --cheater cheater_vs_normale_2p_s163*.json [--fraction 0.5] [--json out.json]
+
+It prints the share (and its interval, by the delta method over the paired decks) and
+the paired margin of `bot - fraction x cheater`, whose interval above zero says the aim
+is met. Only the seeds that both sides have run are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from merge_arena import Z95, _interval
+
+
+def _by_seed(paths: list[Path]) -> dict[int, dict[str, Any]]:
+    runs: dict[int, dict[str, Any]] = {}
+    for path in paths:
+        run = json.loads(path.read_text())
+        seed = run["config"]["seed"]
+        if seed in runs:
+            raise SystemExit(f"{path}: seed {seed} twice")
+        runs[seed] = run
+    return runs
+
+
+def _match(bot: dict[str, Any], cheater: dict[str, Any], seed: int) -> None:
+    """Refuse chunks that would not have played the same decks against the same side."""
+    b, c = bot["config"], cheater["config"]
+    for key in ("players", "pairs", "rules", "b"):
+        if json.dumps(b[key], sort_keys=True) != json.dumps(c[key], sort_keys=True):
+            raise SystemExit(f"seed {seed}: the runs differ in {key!r}: not the same match")
+    if c["a"]["name"] != "cheater":
+        raise SystemExit(f"seed {seed}: the --cheater run's side A is {c['a']['name']!r}")
+
+
+def share(bots: list[Path], cheaters: list[Path], fraction: float = 0.5) -> dict[str, Any]:
+    if not 0 < fraction <= 1:
+        raise SystemExit(f"--fraction must be in (0, 1], not {fraction}")
+    mine, theirs = _by_seed(bots), _by_seed(cheaters)
+    seeds = sorted(set(mine) & set(theirs))
+    if not seeds:
+        raise SystemExit("no seed was run by both sides")
+    x: list[float] = []  # the bot's paired margins
+    y: list[float] = []  # the cheater's, deck by deck
+    for seed in seeds:
+        _match(mine[seed], theirs[seed], seed)
+        x += mine[seed]["smazzate"]["pair_margins"]
+        y += theirs[seed]["smazzate"]["pair_margins"]
+    n = len(x)
+    mx, my = sum(x) / n, sum(y) / n
+    if my <= 0:
+        raise SystemExit(f"the cheater's margin is {my:+.2f}: there is no gap to share")
+    ratio = mx / my
+    # delta method: var(mx/my) ~ (var x - 2 r cov + r^2 var y) / (n my^2)
+    vx = sum((a - mx) ** 2 for a in x) / (n - 1)
+    vy = sum((b - my) ** 2 for b in y) / (n - 1)
+    cov = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True)) / (n - 1)
+    se = math.sqrt(max(0.0, vx - 2 * ratio * cov + ratio**2 * vy) / n) / abs(my)
+    return {
+        "seeds": seeds,
+        "players": mine[seeds[0]]["config"]["players"],
+        "bot": mine[seeds[0]]["config"]["a"],
+        "against": mine[seeds[0]]["config"]["b"]["name"],
+        "pairs": n,
+        "bot_margin": _interval(x),
+        "cheater_margin": _interval(y),
+        "share": {"mean": ratio, "se": se, "ci95": [ratio - Z95 * se, ratio + Z95 * se]},
+        "fraction": fraction,
+        "bot_minus_fraction_of_cheater": _interval(
+            [a - fraction * b for a, b in zip(x, y, strict=True)]
+        ),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bot", nargs="+", type=Path, required=True)
+    parser.add_argument("--cheater", nargs="+", type=Path, required=True)
+    parser.add_argument("--fraction", type=float, default=0.5)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    out = share(args.bot, args.cheater, args.fraction)
+    s, d = out["share"], out["bot_minus_fraction_of_cheater"]
+    print(
+        f"{out['players']} players, {out['pairs']} paired decks (seeds {out['seeds'][0]}"
+        f"..{out['seeds'][-1]}): bot {out['bot_margin']['mean']:+.2f},"
+        f" cheater {out['cheater_margin']['mean']:+.2f} against {out['against']}"
+    )
+    lo, hi = s["ci95"]
+    print(f"share of the cheater's margin {s['mean']:.1%} (95% {lo:.1%} .. {hi:.1%})")
+    print(
+        f"bot - {out['fraction']:g} x cheater: {d['mean']:+.2f}"
+        f" (95% {d['ci95'][0]:+.2f} .. {d['ci95'][1]:+.2f})"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
