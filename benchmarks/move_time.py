@@ -1,0 +1,85 @@
+"""CPU seconds a move of campione and its parts, from positions with evidence.
+
+    python benchmarks/move_time.py [--positions 12] [--iterations 1500] [--json F]
+
+Issue 16 caps campione at 1 s a move on one core. Each position is a 4-player
+smazzata (preset cirulla) some moves in, played by greedy bots, so the opponent model
+has plays to weigh. Each variant searches every position with the same seed and
+iteration budget; the figure is `process_time` (CPU, not wall: a loaded machine does
+not inflate it much), mean and max over the positions:
+
+- `old`: the campione of 2026-11-21 (ismcts, default options);
+- `new`: today's campione (`levels.CAMPIONE_OPTIONS`);
+- `new_without_infer`: the same without the opponent model's sampler, so the
+  difference is what sampling by the model costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+import cirulla.deal
+from cirulla import Deal, Rules, bots
+from cirulla.bots import Budget
+from cirulla.bots.base import choose_move
+from cirulla.bots.levels import CAMPIONE_OPTIONS
+
+MODEL = ("infer", "missed_greedy", "missed_bonus")
+
+
+def positions(count: int) -> list[Deal]:
+    rules = Rules.preset("cirulla")
+    found = []
+    for seed in range(count):
+        deal = Deal(rules, 4, seed % 4, seed=700 + seed)
+        greedy = bots.get("greedy", seed=seed)
+        for _ in range(5 + seed % 4):  # into the first or second stage
+            deal.play(choose_move(greedy, deal))
+        found.append(deal)
+    return found
+
+
+def measure(deals: list[Deal], iterations: int) -> dict[str, Any]:
+    variants = {
+        "old": {},
+        "new": dict(CAMPIONE_OPTIONS),
+        "new_without_infer": {k: v for k, v in CAMPIONE_OPTIONS.items() if k not in MODEL},
+    }
+    out: dict[str, Any] = {}
+    for name, options in variants.items():
+        times = []
+        for k, deal in enumerate(deals):
+            bot = bots.get("ismcts", seed=k, budget=Budget(iterations=iterations), **options)
+            start = time.process_time()
+            choose_move(bot, deal.copy())
+            times.append(time.process_time() - start)
+        out[name] = {"mean": sum(times) / len(times), "max": max(times), "options": options}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--positions", type=int, default=12)
+    parser.add_argument("--iterations", type=int, default=1500)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if not 1 <= args.positions <= 1000 or not 1 <= args.iterations <= 1_000_000:
+        parser.error("--positions must be 1..1000 and --iterations 1..1,000,000")
+    compiled = not cirulla.deal.__file__.endswith(".py")
+    build = "compiled (mypyc)" if compiled else "pure Python"
+    print(f"{build}, {platform.python_implementation()} {platform.python_version()}")
+    figures = measure(positions(args.positions), args.iterations)
+    for name, f in figures.items():
+        print(f"{name:>18}: {f['mean']:.3f} s CPU a move (at most {f['max']:.3f} s)")
+    if args.json:
+        report = {"build": build, "positions": args.positions, "iterations": args.iterations}
+        args.json.write_text(json.dumps({**report, "variants": figures}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
