@@ -22,7 +22,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from merge_arena import Z95, _interval
+from cirulla.bots.stats import mean_estimate, z_value
 
 
 def _by_seed(paths: list[Path]) -> dict[int, dict[str, Any]]:
@@ -69,19 +69,20 @@ def share(bots: list[Path], cheaters: list[Path], fraction: float = 0.5) -> dict
     vy = sum((b - my) ** 2 for b in y) / (n - 1)
     cov = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True)) / (n - 1)
     se = math.sqrt(max(0.0, vx - 2 * ratio * cov + ratio**2 * vy) / n) / abs(my)
+    z = z_value()
     return {
         "seeds": seeds,
         "players": mine[seeds[0]]["config"]["players"],
         "bot": mine[seeds[0]]["config"]["a"],
         "against": mine[seeds[0]]["config"]["b"]["name"],
         "pairs": n,
-        "bot_margin": _interval(x),
-        "cheater_margin": _interval(y),
-        "share": {"mean": ratio, "se": se, "ci95": [ratio - Z95 * se, ratio + Z95 * se]},
+        "bot_margin": mean_estimate(x).to_dict(),
+        "cheater_margin": mean_estimate(y).to_dict(),
+        "share": {"mean": ratio, "se": se, "ci95": [ratio - z * se, ratio + z * se]},
         "fraction": fraction,
-        "bot_minus_fraction_of_cheater": _interval(
-            [a - fraction * b for a, b in zip(x, y, strict=True)]
-        ),
+        "bot_minus_fraction_of_cheater": mean_estimate(
+            a - fraction * b for a, b in zip(x, y, strict=True)
+        ).to_dict(),
     }
 
 

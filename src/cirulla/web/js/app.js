@@ -280,12 +280,11 @@ async function logout() {
 
 // Switch language: at once on this page, and saved to the account when logged in.
 // Resolves once the page is in `lang` (its catalog may still be on its way when the
-// option is saved), so what the caller says next is said in it. `save: false` when the
-// caller has saved the option already.
-async function chooseLanguage(lang, { save = true } = {}) {
+// option is saved), so what the caller says next is said in it.
+async function chooseLanguage(lang) {
   if (!LANGUAGES.includes(lang) || lang === language()) return;
   const switched = setLanguage(lang);
-  if (save && state.user) {
+  if (state.user) {
     try {
       const data = await api("PUT", "/api/me/options", { language: lang });
       state.user = data.user;
@@ -415,7 +414,6 @@ function pageContext(page, params, url) {
     refreshWallet,
     notify,
     logout,
-    chooseLanguage,
   };
 }
 

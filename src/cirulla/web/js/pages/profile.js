@@ -1,7 +1,7 @@
 // The profile: the account (a guest may claim it with a name and password), the
 // options (automatic declaration B8, deck style C2, language, sound), log out.
 import { api } from "../api.js";
-import { LANGUAGES, language, t } from "../i18n.js";
+import { LANGUAGES, language, setLanguage, t } from "../i18n.js";
 import { credentialsForm } from "./auth.js";
 import { botsPanel } from "./profile-bots.js";
 import { h, fill, uid } from "./dom.js";
@@ -146,7 +146,8 @@ export function mountProfile(root, ctx) {
           });
         }
         if (changes.language !== language()) {
-          await ctx.chooseLanguage(changes.language, { save: false }); // re-renders this page in it
+          // saved above: only the switch, awaited so that the notice is in the new language
+          await setLanguage(changes.language); // re-renders this page in it
           ctx.notify(t("profile.saved"), "ok");
           return;
         }
