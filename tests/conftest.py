@@ -130,6 +130,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.skipped and os.environ.get("CIRULLA_REQUIRE_SERVICES") == "1":
         report.outcome = "failed"
         report.longrepr = f"skipped, but CIRULLA_REQUIRE_SERVICES=1 forbids it: {report.longrepr}"
+    if report.failed:
+        # a CI run is seen once: the server's own log says why a frame never came
+        for i, server in enumerate(_servers_of(item)):
+            report.sections.append((f"server log {i} (its end)", server.log()))
+
+
+def _servers_of(item: pytest.Item) -> list[Any]:
+    """The test servers (tests/serverutil.py) among a test's fixtures, one or a pair."""
+    found: list[Any] = []
+    for value in getattr(item, "funcargs", {}).values():
+        for candidate in value if isinstance(value, tuple | list) else (value,):
+            if callable(getattr(candidate, "log", None)) and hasattr(candidate, "log_path"):
+                found.append(candidate)
+    return found
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

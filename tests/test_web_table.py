@@ -226,7 +226,8 @@ def test_guest_plays_a_whole_smazzata_against_three_bots(pages: Any) -> None:
     config = {
         "players": 4,
         "bots": {"1": "facile", "2": "facile", "3": "facile"},
-        "options": {"hands": 2},
+        # the second smazzata is played: no cappotto (S8) may end the partita first
+        "options": {"hands": 2, "cappotto_scores_only": True},
     }
     table = create(page, config)
     open_table(page, table)
