@@ -231,6 +231,7 @@ def test_bonus_evidence_keeps_greedy_hands_and_rejects_undeclared_bonuses_b7() -
         {"threats": "lookahead"},
         {"trees": 4},
         {"infer": True, "missed_greedy": 0.05, "missed_bonus": 0.05},
+        {"infer": True, "missed_greedy": 0.05, "infer_partner": False},
     ],
 )
 def test_search_options_play_legal_moves_the_same_for_a_seed(options: dict[str, object]) -> None:
@@ -243,6 +244,27 @@ def test_search_options_play_legal_moves_the_same_for_a_seed(options: dict[str, 
             for _ in range(2)
         ]
         assert moves[0] == moves[1] and moves[0] in view.legal
+
+
+def test_infer_partner_off_reads_only_the_other_sides_plays() -> None:
+    """With infer_partner=False the opponent model weighs the opponents' hands only: a
+    partner who searches is no greedy player to be read as one (4 players; at 2 players
+    there is no partner and nothing changes)."""
+    deal = _positions()[0]
+    seat = deal.to_move
+    assert seat is not None
+    view = SeatView(deal.view(seat))
+    both = IsmctsBot(infer=True).evidence_seats(view)
+    opponents = IsmctsBot(infer=True, infer_partner=False).evidence_seats(view)
+    partner = (seat + 2) % 4
+    assert sorted(both) == sorted([s for s in range(4) if s != seat])
+    assert sorted(opponents) == sorted([(seat + 1) % 4, (seat + 3) % 4])
+    assert partner in both and partner not in opponents
+    two = Deal(RULES, 2, 0, seed=5)
+    view2 = SeatView(two.view(two.to_move))
+    assert IsmctsBot(infer_partner=False).evidence_seats(view2) == [1 - view2.seat]
+    with pytest.raises(ValueError, match="infer_partner"):
+        IsmctsBot(infer_partner="no")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

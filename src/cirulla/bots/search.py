@@ -80,7 +80,9 @@ class IsmctsBot(Bot):
     `expand="policy"` grows the policy's move at a node rather than a random one;
     `others="policy"` plays the other sides' moves in the tree by the policy; `trees=N`
     searches N determinizations apart, each seeing every card, and adds their visits;
-    `sampler="chain"` draws `infer`'s determinizations by a Metropolis chain (`SAMPLERS`)."""
+    `sampler="chain"` draws `infer`'s determinizations by a Metropolis chain (`SAMPLERS`);
+    `infer_partner=False` leaves the partner's plays out of the opponent model, which
+    models greedy players and so misreads a partner who searches."""
 
     name = "ismcts"
 
@@ -103,6 +105,7 @@ class IsmctsBot(Bot):
         missed_greedy: float = MISSED_GREEDY,
         trees: int = 1,
         sampler: str = "reject",
+        infer_partner: bool = True,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
@@ -113,6 +116,8 @@ class IsmctsBot(Bot):
             raise ValueError(f"prior must be None or 'expert', not {prior!r}")
         if not isinstance(infer, bool):
             raise ValueError(f"infer must be True or False, not {infer!r}")
+        if not isinstance(infer_partner, bool):
+            raise ValueError(f"infer_partner must be True or False, not {infer_partner!r}")
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
             raise ValueError(f"workers must be a whole number from 1 to 64, not {workers!r}")
         if expand not in ("random", "policy"):
@@ -149,6 +154,7 @@ class IsmctsBot(Bot):
         self.prior = prior
         self.prior_weight = prior_weight
         self.infer = infer
+        self.infer_partner = infer_partner
         self.workers = workers
         self.last_iterations = 0
 
@@ -169,6 +175,7 @@ class IsmctsBot(Bot):
             "missed_greedy": self.missed[3],
             "trees": self.trees,
             "sampler": self.sampler,
+            "infer_partner": self.infer_partner,
         }
 
     def choose(self, view: SeatView) -> Move:
@@ -276,8 +283,7 @@ class IsmctsBot(Bot):
         seat = view.seat
         if not self.infer:
             return lambda: self._sample(base, seat)
-        hidden = [s for s in range(view.players) if s != seat and view.known_hand(s) is None]
-        evidence = PlayEvidence(base, hidden, *self.missed)
+        evidence = PlayEvidence(base, self.evidence_seats(view), *self.missed)
         if not evidence.informative:
             return lambda: self._sample(base, seat)
         if self.sampler == "chain":
@@ -285,6 +291,15 @@ class IsmctsBot(Bot):
         return rejection_sampler(
             base, lambda: self._sample(base, seat), evidence, self.rng, INFER_TRIES
         )
+
+    def evidence_seats(self, view: SeatView) -> list[int]:
+        """The seats whose plays the opponent model reads: the hidden hands (with
+        `infer_partner=False`, the other sides' only)."""
+        seat = view.seat
+        hidden = [s for s in range(view.players) if s != seat and view.known_hand(s) is None]
+        if self.infer_partner:
+            return hidden
+        return [s for s in hidden if view.side_of(s) != view.side]
 
     def _sample(self, base: Deal, seat: int) -> Deal:
         deal = base.copy()
