@@ -25,7 +25,7 @@ from typing import Any
 from cirulla.bots.stats import mean_estimate, z_value
 
 
-def _by_seed(paths: list[Path]) -> dict[int, dict[str, Any]]:
+def by_seed(paths: list[Path]) -> dict[int, dict[str, Any]]:
     runs: dict[int, dict[str, Any]] = {}
     for path in paths:
         run = json.loads(path.read_text())
@@ -36,12 +36,17 @@ def _by_seed(paths: list[Path]) -> dict[int, dict[str, Any]]:
     return runs
 
 
-def _match(bot: dict[str, Any], cheater: dict[str, Any], seed: int) -> None:
+def same_match(one: dict[str, Any], other: dict[str, Any], seed: int) -> None:
     """Refuse chunks that would not have played the same decks against the same side."""
-    b, c = bot["config"], cheater["config"]
+    b, c = one["config"], other["config"]
     for key in ("players", "pairs", "rules", "b"):
         if json.dumps(b[key], sort_keys=True) != json.dumps(c[key], sort_keys=True):
             raise SystemExit(f"seed {seed}: the runs differ in {key!r}: not the same match")
+
+
+def _match(bot: dict[str, Any], cheater: dict[str, Any], seed: int) -> None:
+    same_match(bot, cheater, seed)
+    c = cheater["config"]
     if c["a"]["name"] != "cheater":
         raise SystemExit(f"seed {seed}: the --cheater run's side A is {c['a']['name']!r}")
 
@@ -49,7 +54,7 @@ def _match(bot: dict[str, Any], cheater: dict[str, Any], seed: int) -> None:
 def share(bots: list[Path], cheaters: list[Path], fraction: float = 0.5) -> dict[str, Any]:
     if not 0 < fraction <= 1:
         raise SystemExit(f"--fraction must be in (0, 1], not {fraction}")
-    mine, theirs = _by_seed(bots), _by_seed(cheaters)
+    mine, theirs = by_seed(bots), by_seed(cheaters)
     seeds = sorted(set(mine) & set(theirs))
     if not seeds:
         raise SystemExit("no seed was run by both sides")
