@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,12 @@ from cirulla.bots.stats import mean_estimate, z_value
 def by_seed(paths: list[Path]) -> dict[int, dict[str, Any]]:
     runs: dict[int, dict[str, Any]] = {}
     for path in paths:
-        run = json.loads(path.read_text())
-        seed = run["config"]["seed"]
+        try:
+            run = json.loads(path.read_text())
+            seed = run["config"]["seed"]
+            run["smazzate"]["pair_margins"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SystemExit(f"{path}: not a `cirulla arena --json` run ({exc!r})") from None
         if seed in runs:
             raise SystemExit(f"{path}: seed {seed} twice")
         runs[seed] = run
@@ -51,19 +56,29 @@ def _match(bot: dict[str, Any], cheater: dict[str, Any], seed: int) -> None:
         raise SystemExit(f"seed {seed}: the --cheater run's side A is {c['a']['name']!r}")
 
 
+def paired(
+    mine: dict[int, dict[str, Any]],
+    theirs: dict[int, dict[str, Any]],
+    match: Callable[[dict[str, Any], dict[str, Any], int], None] = same_match,
+) -> tuple[list[int], list[float], list[float]]:
+    """The seeds both sides ran, and each side's paired margins on them, deck by deck."""
+    seeds = sorted(set(mine) & set(theirs))
+    if not seeds:
+        raise SystemExit("no seed was run by both sides")
+    x: list[float] = []
+    y: list[float] = []
+    for seed in seeds:
+        match(mine[seed], theirs[seed], seed)
+        x += mine[seed]["smazzate"]["pair_margins"]
+        y += theirs[seed]["smazzate"]["pair_margins"]
+    return seeds, x, y
+
+
 def share(bots: list[Path], cheaters: list[Path], fraction: float = 0.5) -> dict[str, Any]:
     if not 0 < fraction <= 1:
         raise SystemExit(f"--fraction must be in (0, 1], not {fraction}")
     mine, theirs = by_seed(bots), by_seed(cheaters)
-    seeds = sorted(set(mine) & set(theirs))
-    if not seeds:
-        raise SystemExit("no seed was run by both sides")
-    x: list[float] = []  # the bot's paired margins
-    y: list[float] = []  # the cheater's, deck by deck
-    for seed in seeds:
-        _match(mine[seed], theirs[seed], seed)
-        x += mine[seed]["smazzate"]["pair_margins"]
-        y += theirs[seed]["smazzate"]["pair_margins"]
+    seeds, x, y = paired(mine, theirs, _match)  # x the bot's margins, y the cheater's
     n = len(x)
     mx, my = sum(x) / n, sum(y) / n
     if my <= 0:

@@ -20,22 +20,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cheater_share import by_seed, same_match
+from cheater_share import by_seed, paired
 
 from cirulla.bots.stats import mean_estimate
 
 
 def compare(a_runs: list[Path], b_runs: list[Path]) -> dict[str, Any]:
     a, b = by_seed(a_runs), by_seed(b_runs)
-    seeds = sorted(set(a) & set(b))
-    if not seeds:
-        raise SystemExit("no seed was run by both sides")
-    x: list[float] = []
-    y: list[float] = []
-    for seed in seeds:
-        same_match(a[seed], b[seed], seed)
-        x += a[seed]["smazzate"]["pair_margins"]
-        y += b[seed]["smazzate"]["pair_margins"]
+    seeds, x, y = paired(a, b)
     first = a[seeds[0]]["config"]
     return {
         "seeds": seeds,

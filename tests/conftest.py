@@ -7,6 +7,7 @@ from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import pytest
+from serverutil import Server
 
 import cirulla
 from cirulla import Card, Deal, Move, Rules
@@ -136,12 +137,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             report.sections.append((f"server log {i} (its end)", server.log()))
 
 
-def _servers_of(item: pytest.Item) -> list[Any]:
-    """The test servers (tests/serverutil.py) among a test's fixtures, one or a pair."""
-    found: list[Any] = []
+def _servers_of(item: pytest.Item) -> list[Server]:
+    """The test servers among a test's fixtures, one or a pair."""
+    found: list[Server] = []
     for value in getattr(item, "funcargs", {}).values():
         for candidate in value if isinstance(value, tuple | list) else (value,):
-            if callable(getattr(candidate, "log", None)) and hasattr(candidate, "log_path"):
+            if isinstance(candidate, Server):
                 found.append(candidate)
     return found
 

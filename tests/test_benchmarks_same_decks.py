@@ -33,3 +33,8 @@ def test_runs_of_other_matches_or_no_common_seed_are_refused(tmp_path: Path) -> 
         compare([a], [run(tmp_path, "b", "ismcts", 1, [1.0, 2.0], players=4)])
     with pytest.raises(SystemExit, match="no seed"):
         compare([a], [run(tmp_path, "b", "ismcts", 2, [1.0, 2.0])])
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    for bad in (tmp_path / "missing.json", broken):
+        with pytest.raises(SystemExit, match="not a `cirulla arena --json` run"):
+            compare([bad], [a])

@@ -75,7 +75,7 @@ def test_no_clock_runs_during_the_pause_between_smazzate(server: Server) -> None
         "move_seconds": MOVE_SECONDS,
         "partita_seconds": 300,
         # a cappotto (S8) would end the partita with smazzata 0, and no pause would
-        # follow: about one deal in 80 of these players' ends so (CI met one)
+        # follow: about one deal in 80 between these two players ends so (CI met one)
         "options": {"hands": 2, "cappotto_scores_only": True},
     }
     # dealer 0: the bot leads smazzata 0, so seat 0 leads smazzata 1 (D8)

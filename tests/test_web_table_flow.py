@@ -67,7 +67,7 @@ def two_smazzate(page: Any, move_seconds: int = 60) -> str:
         "players": 2,
         "bots": {"1": "facile"},
         "move_seconds": move_seconds,
-        # the rest of each deck is shuffled: no cappotto (S8) may end the partita early
+        # the bot's moves vary with the table: no cappotto (S8) may end the partita early
         "options": {"hands": 2, "cappotto_scores_only": True},
     }
     return create(page, config, decks=decks, dealer=0)
