@@ -147,11 +147,85 @@ def _servers_of(item: pytest.Item) -> list[Server]:
     return found
 
 
+#: Test modules that start servers, use PostgreSQL or Redis, or run event loops, beside
+#: every `test_server_*` and `test_web_*` module. Under `pytest -n 2` (pytest-xdist)
+#: they run in one worker, in order, and every other test in the other worker.
+SERVICE_MODULES: frozenset[str] = frozenset(
+    {
+        "test_accounts",
+        "test_botpool",
+        "test_bus",
+        "test_cli",
+        "test_history_api",
+        "test_ledger",
+        "test_migrations",
+        "test_player_tournaments",
+        "test_ratings",
+        "test_store",
+        "test_table_records",
+        "test_table_reload",
+        "test_table_retries",
+        "test_tournament_fees",
+    }
+)
+
+
+def worker_group(nodeid: str) -> str:
+    """Which worker a test runs in under `pytest -n 2`: "services" or "engine"."""
+    module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
+    if module.startswith(("test_server_", "test_web_")) or module in SERVICE_MODULES:
+        return "services"
+    return "engine"
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that use the session's `browser` run after all the others. While Playwright's
     sync API holds a browser open, this thread has an event loop running, so a later
-    test's `asyncio.run` (the store tests, PostgreSQL set-ups) would fail."""
+    test's `asyncio.run` (the store tests, PostgreSQL set-ups) would fail. So that this
+    holds in a worker too, every browser test is a service test (`worker_group`)."""
     items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))
+    for item in items:
+        uses_browser = "browser" in getattr(item, "fixturenames", ())
+        if uses_browser and worker_group(item.nodeid) != "services":
+            raise pytest.UsageError(f"{item.nodeid} uses the browser: name it in SERVICE_MODULES")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_TwoGroups(), "cirulla-two-groups")
+
+
+_yielded = False
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """An engine worker runs at a lower priority than the service tests' processes
+    (servers, browsers), whose clocks and timeouts are real: it takes what they leave."""
+    global _yielded
+    if not _yielded and os.environ.get("PYTEST_XDIST_WORKER"):
+        _yielded = True
+        if worker_group(item.nodeid) == "engine":
+            os.nice(10)
+
+
+class _TwoGroups:
+    """pytest-xdist's scheduling by scope, with two scopes: the service tests and the
+    engine tests, one worker each. The service tests keep the order they have in one
+    process (browser last) and a core to themselves; the engine tests run beside them."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        from xdist.scheduler import LoadScopeScheduling
+
+        if config.getvalue("dist") != "load":  # a --dist asked for by name is kept
+            return None
+
+        class TwoGroupScheduling(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return worker_group(nodeid)
+
+        return TwoGroupScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
