@@ -7,10 +7,16 @@ from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from serverutil import Server
 
 import cirulla
 from cirulla import Card, Deal, Move, Rules
+
+# No deadline on an example: a property test's examples run in a worker at a low priority
+# beside the server tests (`pytest -n 2`), where a slow example is load, not a fault.
+settings.register_profile("cirulla", deadline=None)
+settings.load_profile("cirulla")
 
 #: Every preset with every player count it allows (Scopa 2 or 4, Luzzati not 3,
 #: Cirullone 4): the sources' tables, written out rather than asked of the engine.

@@ -102,6 +102,11 @@ def test_search_respects_its_budget() -> None:
     timed = cbots.SearchBot(seed=1, budget=Budget(seconds=0.05))
     timed.choose(CiruloView(deal.view(deal.to_move)))
     assert timed.last_iterations > 0
+    # a budget spent before the search starts still plays every card out once
+    late = cbots.SearchBot(seed=1, budget=Budget(seconds=1e-6))
+    view = CiruloView(deal.view(deal.to_move))
+    late.choose(view)
+    assert late.last_iterations == len(distinct_cards(view, view.legal)) > 1
 
 
 def test_equivalent_cards_are_searched_once() -> None:

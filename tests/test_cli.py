@@ -234,6 +234,16 @@ def test_cli_replay_of_an_unreadable_file_exits_2(
     assert str(path.name) in out + err or "error" in out + err
 
 
+def test_cli_error_names_a_long_path_whole_on_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A path in an error is not folded at the console's width: it can be copied."""
+    path = tmp_path / ("a-partita-with-a-long-name-" * 4 + "record.json")
+    code, out, err = _run(capsys, "replay", str(path))
+    assert code == 2
+    assert str(path) in out + err
+
+
 def test_cli_replay_of_a_directory_exits_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -128,7 +128,9 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
     try:
         record = json.loads(Path(args.record).read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        err.print(f"[red]cannot read {escape(args.record)}: {escape(str(exc))}[/red]")
+        err.print(
+            f"[red]cannot read {escape(args.record)}: {escape(str(exc))}[/red]", soft_wrap=True
+        )
         return 2
     processes = args.processes if args.processes else free_cores()
     samples = (
@@ -144,10 +146,10 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
             processes=processes,
         )
     except RecordError as exc:
-        err.print(f"[red]record rejected: {escape(str(exc))}[/red]")
+        err.print(f"[red]record rejected: {escape(str(exc))}[/red]", soft_wrap=True)
         return 1
     except ValueError as exc:
-        err.print(f"[red]error: {escape(str(exc))}[/red]")
+        err.print(f"[red]error: {escape(str(exc))}[/red]", soft_wrap=True)
         return 2
     if not args.quiet:
         out.print(_moves_table(result["moves"]))

@@ -131,12 +131,14 @@ def _cmd_replay(args: argparse.Namespace, out: Console) -> int:
     try:
         record = json.loads(Path(args.record).read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        out.print(f"[red]cannot read {escape(args.record)}: {escape(str(exc))}[/red]")
+        out.print(
+            f"[red]cannot read {escape(args.record)}: {escape(str(exc))}[/red]", soft_wrap=True
+        )
         return 2
     try:
         game = replay_game(record)
     except RecordError as exc:
-        out.print(f"[red]record rejected: {escape(str(exc))}[/red]")
+        out.print(f"[red]record rejected: {escape(str(exc))}[/red]", soft_wrap=True)
         return 1
     out.print(
         f"record replays: {len(game.deals)} smazzate, totals {game.totals},"
@@ -200,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handlers[args.command](args, out)
     except ValueError as exc:
-        Console(stderr=True).print(f"[red]error: {escape(str(exc))}[/red]")
+        Console(stderr=True).print(f"[red]error: {escape(str(exc))}[/red]", soft_wrap=True)
         return 2
 
 

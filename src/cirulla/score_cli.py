@@ -386,7 +386,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     try:
         return _run(args, out, input)
     except ValueError as exc:
-        err.print(f"[red]error: {escape(str(exc))}[/red]")
+        err.print(f"[red]error: {escape(str(exc))}[/red]", soft_wrap=True)
         return 2
     except (EOFError, KeyboardInterrupt):
         err.print("stopped")

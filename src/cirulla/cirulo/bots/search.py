@@ -244,7 +244,14 @@ class SearchBot(CiruloBot):
         while True:
             if iterations is not None and done >= iterations:
                 break
-            if deadline is not None and done % len(legal) == 0 and time.perf_counter() > deadline:
+            # every card is played out once however late it is: a choice from nothing
+            # would be the first card's, whatever it is
+            if (
+                deadline is not None
+                and done
+                and done % len(legal) == 0
+                and time.perf_counter() > deadline
+            ):
                 break
             i = done % len(legal)
             if i == 0 and done:  # a new sample; every card is played out on the same one
