@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
@@ -184,13 +185,29 @@ def worker_group(nodeid: str) -> str:
     return "engine"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--worker-group",
+        choices=("services", "engine"),
+        help="run only this group's tests (CI's compiled build runs the engine's)",
+    )
+
+
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that use the session's `browser` run after all the others. While Playwright's
     sync API holds a browser open, this thread has an event loop running, so a later
     test's `asyncio.run` (the store tests, PostgreSQL set-ups) would fail. So that this
     holds in a worker too, every browser test is a service test (`worker_group`)."""
+    group = config.getoption("--worker-group")
+    if group is not None:
+        other = [item for item in items if worker_group(item.nodeid) != group]
+        config.hook.pytest_deselected(items=other)
+        items[:] = [item for item in items if worker_group(item.nodeid) == group]
     items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))
+    shared = sorted(i for i, n in Counter(item.nodeid for item in items).items() if n > 1)
+    if shared:  # pytest-xdist keeps one test per node id and drops the others unseen
+        raise pytest.UsageError(f"tests that share a node id: {', '.join(shared[:3])}")
     for item in items:
         uses_browser = "browser" in getattr(item, "fixturenames", ())
         if uses_browser and worker_group(item.nodeid) != "services":
