@@ -201,17 +201,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     holds in a worker too, every browser test is a service test (`worker_group`)."""
     group = config.getoption("--worker-group")
     if group is not None:
-        other = [item for item in items if worker_group(item.nodeid) != group]
-        config.hook.pytest_deselected(items=other)
-        items[:] = [item for item in items if worker_group(item.nodeid) == group]
-    items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))
+        kept = {item.nodeid for item in items if worker_group(item.nodeid) == group}
+        config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in kept])
+        items[:] = [item for item in items if item.nodeid in kept]
+    items.sort(key=_uses_browser)
     shared = sorted(i for i, n in Counter(item.nodeid for item in items).items() if n > 1)
     if shared:  # pytest-xdist keeps one test per node id and drops the others unseen
         raise pytest.UsageError(f"tests that share a node id: {', '.join(shared[:3])}")
     for item in items:
-        uses_browser = "browser" in getattr(item, "fixturenames", ())
-        if uses_browser and worker_group(item.nodeid) != "services":
+        if _uses_browser(item) and worker_group(item.nodeid) != "services":
             raise pytest.UsageError(f"{item.nodeid} uses the browser: name it in SERVICE_MODULES")
+
+
+def _uses_browser(item: pytest.Item) -> bool:
+    return "browser" in getattr(item, "fixturenames", ())
 
 
 def pytest_configure(config: pytest.Config) -> None:
