@@ -155,8 +155,7 @@ def _servers_of(item: pytest.Item) -> list[Server]:
 
 
 #: Test modules that start servers, use PostgreSQL or Redis, or run event loops, beside
-#: every `test_server_*` and `test_web_*` module. Under `pytest -n 2` (pytest-xdist)
-#: they run in one worker, in order, and every other test in the other worker.
+#: every `test_server_*` and `test_web_*` module: the service tests (`worker_group`).
 SERVICE_MODULES: frozenset[str] = frozenset(
     {
         "test_accounts",
@@ -178,11 +177,31 @@ SERVICE_MODULES: frozenset[str] = frozenset(
 
 
 def worker_group(nodeid: str) -> str:
-    """Which worker a test runs in under `pytest -n 2`: "services" or "engine"."""
+    """ "services" (servers, databases, Redis, event loops, the browser) or "engine"."""
     module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
     if module.startswith(("test_server_", "test_web_")) or module in SERVICE_MODULES:
         return "services"
     return "engine"
+
+
+def work_units(nodeids: Sequence[str]) -> dict[str, list[str]]:
+    """How `pytest -n 2` hands out the collection, in its order: the engine tests as one
+    unit, each service module as one (its browser tests, sorted last, as a later one).
+
+    A unit runs whole in one worker, so a module's server, started once, serves all its
+    tests; units are handed out in order, so no worker runs a test after a browser test."""
+    units: dict[str, list[str]] = {}
+    last = ""
+    for nodeid in nodeids:
+        if worker_group(nodeid) == "engine":
+            key = "engine"
+        else:
+            key = nodeid.split("::", 1)[0]
+            while key in units and key != last:  # the module again, after others
+                key += "+"
+        units.setdefault(key, []).append(nodeid)
+        last = key
+    return units
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -195,16 +214,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests that use the session's `browser` run after all the others. While Playwright's
-    sync API holds a browser open, this thread has an event loop running, so a later
-    test's `asyncio.run` (the store tests, PostgreSQL set-ups) would fail. So that this
-    holds in a worker too, every browser test is a service test (`worker_group`)."""
+    """The engine tests come first and those that use the session's `browser` last. While
+    Playwright's sync API holds a browser open, this thread has an event loop running,
+    so a later test's `asyncio.run` (the store tests, PostgreSQL set-ups) would fail."""
     group = config.getoption("--worker-group")
     if group is not None:
         kept = {item.nodeid for item in items if worker_group(item.nodeid) == group}
         config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in kept])
         items[:] = [item for item in items if item.nodeid in kept]
-    items.sort(key=_uses_browser)
+    items.sort(key=lambda item: (_uses_browser(item), worker_group(item.nodeid) != "engine"))
     shared = sorted(i for i, n in Counter(item.nodeid for item in items).items() if n > 1)
     if shared:  # pytest-xdist keeps one test per node id and drops the others unseen
         raise pytest.UsageError(f"tests that share a node id: {', '.join(shared[:3])}")
@@ -219,26 +237,32 @@ def _uses_browser(item: pytest.Item) -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_TwoGroups(), "cirulla-two-groups")
+        config.pluginmanager.register(_Units(), "cirulla-work-units")
 
 
-_yielded = False
+#: Whether this worker lowered its priority for the engine tests, and can raise it again.
+_niced = False
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """An engine worker runs at a lower priority than the service tests' processes
-    (servers, browsers), whose clocks and timeouts are real: it takes what they leave."""
-    global _yielded
-    if not _yielded and os.environ.get("PYTEST_XDIST_WORKER"):
-        _yielded = True
-        if worker_group(item.nodeid) == "engine":
-            os.nice(10)
+    """A worker runs the engine tests at a lower priority, so that the service tests in
+    the other one, whose clocks and timeouts are real, come first; it takes its own
+    priority back for service tests. Only where it can take it back (as root: CI)."""
+    global _niced
+    if not os.environ.get("PYTEST_XDIST_WORKER") or os.geteuid() != 0:
+        return
+    engine = worker_group(item.nodeid) == "engine"
+    if engine and not _niced:
+        os.setpriority(os.PRIO_PROCESS, 0, 10)
+        _niced = True
+    elif not engine and _niced:
+        os.setpriority(os.PRIO_PROCESS, 0, 0)
+        _niced = False
 
 
-class _TwoGroups:
-    """pytest-xdist's scheduling by scope, with two scopes: the service tests and the
-    engine tests, one worker each. The service tests keep the order they have in one
-    process (browser last) and a core to themselves; the engine tests run beside them."""
+class _Units:
+    """pytest-xdist's scheduling by scope, with the scopes of `work_units` in collection
+    order (xdist's own reorders them by size, which would put browser tests first)."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -247,11 +271,23 @@ class _TwoGroups:
         if config.getvalue("dist") != "load":  # a --dist asked for by name is kept
             return None
 
-        class TwoGroupScheduling(LoadScopeScheduling):
-            def _split_scope(self, nodeid: str) -> str:
-                return worker_group(nodeid)
+        class UnitScheduling(LoadScopeScheduling):
+            def __init__(self, config: pytest.Config, log: Any = None) -> None:
+                super().__init__(config, log)
+                self.unit_of: dict[str, str] = {}
 
-        return TwoGroupScheduling(config, log)
+            def _split_scope(self, nodeid: str) -> str:
+                return self.unit_of[nodeid]
+
+            def schedule(self) -> None:
+                if self.collection is None and self.collection_is_completed:
+                    collection = next(iter(self.registered_collections.values()))
+                    units = work_units(collection)
+                    self.unit_of = {n: unit for unit, ids in units.items() for n in ids}
+                    config.option.loadscopereorder = False
+                super().schedule()
+
+        return UnitScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
-"""The suite's two worker groups (`pytest -n 2`, tests/conftest.py): every module that
-starts servers, uses PostgreSQL or Redis, runs an event loop or drives the browser
-runs in the service worker, where those tests keep their order and their core."""
+"""The suite's groups and work units (`pytest -n 2`, tests/conftest.py): every module that
+starts servers, uses PostgreSQL or Redis, runs an event loop or drives the browser is a
+service module, run whole in one worker and never after a browser test there."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SERVICE_MODULES, worker_group
+from conftest import SERVICE_MODULES, work_units, worker_group
 
 TESTS = Path(__file__).parent
 #: What makes a module a service module: a server, a database, Redis, an event loop,
@@ -42,3 +42,51 @@ def test_the_groups_are_read_from_the_node_id() -> None:
 def test_every_named_service_module_exists() -> None:
     """A module renamed or removed must leave the list, or its tests lose their worker."""
     assert {m for m in SERVICE_MODULES if not (TESTS / f"{m}.py").exists()} == set()
+
+
+def test_the_engine_tests_are_one_unit_and_each_service_module_another() -> None:
+    ids = [
+        "tests/test_cards.py::test_a",
+        "tests/test_bots.py::test_b",
+        "tests/test_server_lobby.py::test_c",
+        "tests/test_server_lobby.py::T::test_d",
+        "tests/test_store.py::test_e",
+    ]
+    assert work_units(ids) == {
+        "engine": ids[:2],
+        "tests/test_server_lobby.py": ids[2:4],
+        "tests/test_store.py": ids[4:],
+    }
+
+
+def test_a_modules_browser_tests_sorted_last_are_a_later_unit() -> None:
+    """Units go out in order: a worker that runs a browser test has no plain test left."""
+    ids = [
+        "tests/test_web_table.py::test_plain",
+        "tests/test_web_words.py::test_plain",
+        "tests/test_web_table.py::test_clicks",
+        "tests/test_web_table.py::test_more_clicks",
+        "tests/test_web_words.py::test_clicks",
+    ]
+    units = work_units(ids)
+    assert list(units) == [
+        "tests/test_web_table.py",
+        "tests/test_web_words.py",
+        "tests/test_web_table.py+",
+        "tests/test_web_words.py+",
+    ]
+    assert units["tests/test_web_table.py+"] == ids[2:4]
+    assert [n for unit in units.values() for n in unit] == ids
+
+
+def test_the_collection_puts_engine_tests_first_and_browser_tests_last(
+    request: pytest.FixtureRequest,
+) -> None:
+    """The order `work_units` relies on, read off this very run's collection."""
+    items = request.session.items
+    groups = [worker_group(item.nodeid) for item in items]
+    browser = ["browser" in getattr(item, "fixturenames", ()) for item in items]
+    if "engine" in groups and "services" in groups:
+        assert groups.index("services") > max(i for i, g in enumerate(groups) if g == "engine")
+    if any(browser):
+        assert all(browser[browser.index(True) :])
