@@ -232,6 +232,7 @@ def test_bonus_evidence_keeps_greedy_hands_and_rejects_undeclared_bonuses_b7() -
         {"trees": 4},
         {"infer": True, "missed_greedy": 0.05, "missed_bonus": 0.05},
         {"infer": True, "missed_greedy": 0.05, "infer_partner": False},
+        {"others": "policy", "epsilon": 0.1, "others_epsilon": 0.0},
     ],
 )
 def test_search_options_play_legal_moves_the_same_for_a_seed(options: dict[str, object]) -> None:
@@ -294,3 +295,34 @@ def test_campione_plays_the_2026_11_27_search_and_the_old_one_stays_reachable() 
     assert LEVELS["maestro"].options == {**CAMPIONE_OPTIONS, "workers": 4}
     old = CAMPIONE_2026_11_21
     assert (old.bot, old.options, old.budget) == ("ismcts", {}, Budget(1500, 1.0))
+
+
+def test_others_epsilon_gives_the_other_sides_the_policy_in_playouts() -> None:
+    """others_epsilon=0 with epsilon=1: the bot's side plays at random, the others always
+    the greedy policy (as greedy players do); the playout equals one played that way."""
+    from cirulla.bots.playouts import UNSEEN, _below, _policy_move, playout
+
+    differs = 0
+    for i, deal in enumerate(_positions()[:30:3]):
+        seat = deal.to_move
+        assert seat is not None
+        side = deal.side_of(seat)
+        got = playout(deal.copy(), random.Random(i), 1.0, UNSEEN, side, 0.0)
+        rng = random.Random(i)
+        mirror = deal.copy()
+        while not mirror.is_over:
+            legal = mirror.legal_moves()
+            if len(legal) > 1:
+                rng.random()
+                if mirror.side_of(mirror.to_move) == side:
+                    move = legal[_below(rng, len(legal))]
+                else:
+                    move = _policy_move(mirror, legal, UNSEEN, rng)
+            else:
+                move = legal[0]
+            mirror.play(move)
+        assert got == mirror.score().totals
+        differs += got != playout(deal.copy(), random.Random(i), 1.0, UNSEEN)
+    assert differs > 0
+    with pytest.raises(ValueError, match="others_epsilon"):
+        IsmctsBot(others_epsilon=1.5)

@@ -173,15 +173,25 @@ def _best_reply(
 
 
 def playout(
-    deal: Deal, rng: random.Random, epsilon: float = DEFAULT_EPSILON, threats: int = NEXT_HAND
+    deal: Deal,
+    rng: random.Random,
+    epsilon: float = DEFAULT_EPSILON,
+    threats: int = NEXT_HAND,
+    side: int = -1,
+    others_epsilon: float = -1.0,
 ) -> list[int]:
     """Play the smazzata to its end (epsilon-greedy); return each side's points.
-    `threats`: how the greedy policy judges sweep risks (NEXT_HAND, UNSEEN, SAMPLED)."""
+    `threats`: how the greedy policy judges sweep risks (NEXT_HAND, UNSEEN, SAMPLED).
+    `others_epsilon` (if >= 0): the epsilon of the sides other than `side`."""
     while not deal.is_over:
         legal = deal.legal_moves()
         if len(legal) == 1:
             move = legal[0]
-        elif rng.random() < epsilon:
+        elif rng.random() < (
+            epsilon
+            if others_epsilon < 0.0 or deal.side_of(deal.to_move) == side
+            else others_epsilon
+        ):
             move = legal[_below(rng, len(legal))]
         else:
             move = _policy_move(deal, legal, threats, rng)
@@ -263,6 +273,7 @@ def ucb_visits(
     expand_policy: bool = False,
     threats: int = NEXT_HAND,
     others_policy: bool = False,
+    others_epsilon: float = -1.0,
 ) -> list[int]:
     """The search of `ucb_search`; each `legal` root move's visits (-1: never tried),
     which root parallelism adds up over independent searches.
@@ -270,11 +281,13 @@ def ucb_visits(
     `expand_policy`: a node grows the untried move the playout policy would play
     (epsilon-greedy) rather than a random one. `threats`: how the policy judges sweep
     risks (NEXT_HAND, UNSEEN, SAMPLED). `others_policy`: the other sides' moves in the
-    tree are the policy's too, not chosen by UCB (an opponent model)."""
+    tree are the policy's too, not chosen by UCB (an opponent model). `others_epsilon`
+    (if >= 0): the other sides' epsilon, in the tree and the playouts."""
     root = _Node()
     c = exploration
     side_of = base.side_of
     root_side = side_of(base.to_move)
+    other_eps = epsilon if others_epsilon < 0.0 else others_epsilon
     while clock.more():
         deal = sample()
         node = root
@@ -285,7 +298,7 @@ def ucb_visits(
             assert mover is not None
             children = node.children
             if others_policy and node is not root and side_of(mover) != root_side:
-                if len(moves) == 1 or rng.random() >= epsilon:
+                if len(moves) == 1 or rng.random() >= other_eps:
                     move = moves[0] if len(moves) == 1 else _policy_move(deal, moves, threats, rng)
                 else:
                     move = moves[_below(rng, len(moves))]
@@ -333,7 +346,11 @@ def ucb_visits(
             deal.play(move)
             path.append((child, side_of(mover)))
             node = child
-        totals = playout(deal, rng, epsilon, threats) if not deal.is_over else deal.score().totals
+        totals = (
+            playout(deal, rng, epsilon, threats, root_side, others_epsilon)
+            if not deal.is_over
+            else deal.score().totals
+        )
         for child, side in path:
             child.visits += 1
             child.total += reward(totals, side)

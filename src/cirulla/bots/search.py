@@ -82,7 +82,9 @@ class IsmctsBot(Bot):
     searches N determinizations apart, each seeing every card, and adds their visits;
     `sampler="chain"` draws `infer`'s determinizations by a Metropolis chain (`SAMPLERS`);
     `infer_partner=False` leaves the partner's plays out of the opponent model, which
-    models greedy players and so misreads a partner who searches."""
+    models greedy players and so misreads a partner who searches; `others_epsilon`
+    gives the other sides their own epsilon in the tree and the playouts (0: the
+    greedy policy always, as greedy players play)."""
 
     name = "ismcts"
 
@@ -106,6 +108,7 @@ class IsmctsBot(Bot):
         trees: int = 1,
         sampler: str = "reject",
         infer_partner: bool = True,
+        others_epsilon: float | None = None,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
@@ -126,6 +129,12 @@ class IsmctsBot(Bot):
             raise ValueError(f"threats must be one of {', '.join(THREATS)}, not {threats!r}")
         if others not in ("search", "policy"):
             raise ValueError(f"others must be 'search' or 'policy', not {others!r}")
+        if others_epsilon is not None and (
+            not isinstance(others_epsilon, (int, float))
+            or isinstance(others_epsilon, bool)
+            or not 0.0 <= others_epsilon <= 1.0
+        ):
+            raise ValueError(f"others_epsilon must be between 0 and 1, not {others_epsilon!r}")
         for name, factor in (
             ("missed_capture", missed_capture),
             ("missed_scopa", missed_scopa),
@@ -149,6 +158,7 @@ class IsmctsBot(Bot):
         self.expand = expand
         self.threats = threats
         self.others = others
+        self.others_epsilon = others_epsilon
         self.epsilon = epsilon
         self.exploration = exploration
         self.prior = prior
@@ -176,6 +186,7 @@ class IsmctsBot(Bot):
             "trees": self.trees,
             "sampler": self.sampler,
             "infer_partner": self.infer_partner,
+            "others_epsilon": self.others_epsilon,
         }
 
     def choose(self, view: SeatView) -> Move:
@@ -246,6 +257,7 @@ class IsmctsBot(Bot):
             self.expand == "policy",
             THREATS[self.threats],
             self.others == "policy",
+            -1.0 if self.others_epsilon is None else float(self.others_epsilon),
         )
 
     def _tree_per_deal(
