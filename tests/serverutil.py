@@ -83,11 +83,35 @@ def apply_lobby(held: dict[str, Any] | None, frame: dict[str, Any]) -> dict[str,
     return {"version": frame["version"], "tables": order}
 
 
+#: Ports for test servers lie below the kernel's ephemeral range (32768-60999 by default),
+#: where no client socket is given one, in a block for each pytest-xdist worker: between
+#: `free_port()` and the server binding the port, neither a connection nor another worker
+#: can take it, as a port the kernel picked (bind to 0) could be taken.
+PORT_BLOCK = 4000
+PORTS_FROM = 12000
+_next_port = itertools.count(secrets.randbelow(PORT_BLOCK))  # two runs on one machine differ
+
+
+def worker_port_block(worker: str | None) -> range:
+    """The ports `free_port` hands out in this pytest-xdist worker ("gw0", ...; None alone)."""
+    index = int(worker[2:]) if worker and worker[2:].isdigit() else 0
+    start = PORTS_FROM + (index % 5) * PORT_BLOCK
+    return range(start, start + PORT_BLOCK)
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
+    """A port of this worker's block that is free now, not handed out before in this run
+    (a server killed a moment ago may still hold its own)."""
+    block = worker_port_block(os.environ.get("PYTEST_XDIST_WORKER"))
+    for _ in range(PORT_BLOCK):
+        port = block[next(_next_port) % PORT_BLOCK]
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
         return port
+    raise RuntimeError(f"no free port in {block}")
 
 
 class Server:

@@ -4,11 +4,14 @@ service module, run whole in one worker and never after a browser test there."""
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 from pathlib import Path
 
 import pytest
 from conftest import SERVICE_MODULES, work_units, worker_group
+from serverutil import free_port, worker_port_block
 
 TESTS = Path(__file__).parent
 #: What makes a module a service module: a server, a database, Redis, an event loop,
@@ -90,3 +93,26 @@ def test_the_collection_puts_engine_tests_first_and_browser_tests_last(
         assert groups.index("services") > max(i for i, g in enumerate(groups) if g == "engine")
     if any(browser):
         assert all(browser[browser.index(True) :])
+
+
+def test_each_worker_has_its_own_ports_below_the_ephemeral_range() -> None:
+    """Two workers start servers at once: their ports never meet, nor a client's."""
+    blocks = [worker_port_block(f"gw{i}") for i in range(5)]
+    for i, a in enumerate(blocks):
+        assert a[0] >= 1024 and a[-1] < 32768
+        for b in blocks[i + 1 :]:
+            assert set(a).isdisjoint(b)
+    assert worker_port_block(None) == blocks[0]
+    low, _ = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+    assert blocks[-1][-1] < int(low)
+
+
+def test_free_ports_are_free_and_not_handed_out_twice() -> None:
+    block = worker_port_block(os.environ.get("PYTEST_XDIST_WORKER"))
+    with socket.socket() as held:  # a port someone holds is passed over
+        ports = [free_port()]
+        taken = block[(block.index(ports[0]) + 1) % len(block)]
+        held.bind(("127.0.0.1", taken))
+        ports += [free_port() for _ in range(20)]
+    assert len(set(ports)) == len(ports) and all(p in block for p in ports)
+    assert taken not in ports  # the very next one tried
