@@ -222,16 +222,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         kept = {item.nodeid for item in items if worker_group(item.nodeid) == group}
         config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in kept])
         items[:] = [item for item in items if item.nodeid in kept]
-    items.sort(key=lambda item: (_uses_browser(item), worker_group(item.nodeid) != "engine"))
+    items.sort(key=lambda item: (uses_browser(item), worker_group(item.nodeid) != "engine"))
     shared = sorted(i for i, n in Counter(item.nodeid for item in items).items() if n > 1)
     if shared:  # pytest-xdist keeps one test per node id and drops the others unseen
         raise pytest.UsageError(f"tests that share a node id: {', '.join(shared[:3])}")
     for item in items:
-        if _uses_browser(item) and worker_group(item.nodeid) != "services":
+        if uses_browser(item) and worker_group(item.nodeid) != "services":
             raise pytest.UsageError(f"{item.nodeid} uses the browser: name it in SERVICE_MODULES")
 
 
-def _uses_browser(item: pytest.Item) -> bool:
+def uses_browser(item: pytest.Item) -> bool:
+    """Whether a test takes the session's `browser` (so it must run after all others)."""
     return "browser" in getattr(item, "fixturenames", ())
 
 

@@ -89,13 +89,14 @@ def apply_lobby(held: dict[str, Any] | None, frame: dict[str, Any]) -> dict[str,
 #: can take it, as a port the kernel picked (bind to 0) could be taken.
 PORT_BLOCK = 4000
 PORTS_FROM = 12000
+BLOCKS = (32768 - PORTS_FROM) // PORT_BLOCK  # workers beyond share a block, modulo
 _next_port = itertools.count(secrets.randbelow(PORT_BLOCK))  # two runs on one machine differ
 
 
 def worker_port_block(worker: str | None) -> range:
     """The ports `free_port` hands out in this pytest-xdist worker ("gw0", ...; None alone)."""
     index = int(worker[2:]) if worker and worker[2:].isdigit() else 0
-    start = PORTS_FROM + (index % 5) * PORT_BLOCK
+    start = PORTS_FROM + (index % BLOCKS) * PORT_BLOCK
     return range(start, start + PORT_BLOCK)
 
 

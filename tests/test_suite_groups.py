@@ -10,7 +10,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from conftest import SERVICE_MODULES, work_units, worker_group
+from conftest import SERVICE_MODULES, uses_browser, work_units, worker_group
 from serverutil import free_port, worker_port_block
 
 TESTS = Path(__file__).parent
@@ -88,7 +88,7 @@ def test_the_collection_puts_engine_tests_first_and_browser_tests_last(
     """The order `work_units` relies on, read off this very run's collection."""
     items = request.session.items
     groups = [worker_group(item.nodeid) for item in items]
-    browser = ["browser" in getattr(item, "fixturenames", ()) for item in items]
+    browser = [uses_browser(item) for item in items]
     if "engine" in groups and "services" in groups:
         assert groups.index("services") > max(i for i, g in enumerate(groups) if g == "engine")
     if any(browser):
