@@ -128,6 +128,46 @@ def test_lobby_chat_and_the_server_errors(pages: Any) -> None:
     )
 
 
+# Answers ("ack") reach the page's socket listeners 1.5 s late, and those to chat
+# messages are counted, so that the next message is typed before the last one's answer.
+SLOW_ANSWERS = """
+window.chatAnswers = 0;
+const chats = new Set();
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (data) {
+  const frame = JSON.parse(data);
+  if (frame.type === "chat") chats.add(frame.action);
+  return send.call(this, data);
+};
+const listen = WebSocket.prototype.addEventListener;
+WebSocket.prototype.addEventListener = function (type, fn, ...rest) {
+  if (type !== "message") return listen.call(this, type, fn, ...rest);
+  return listen.call(this, type, (e) => {
+    const frame = JSON.parse(e.data);
+    if (frame.type !== "ack") return fn(e);
+    setTimeout(() => { fn(e); if (chats.has(frame.action)) window.chatAnswers += 1; }, 1500);
+  }, ...rest);
+};
+"""
+
+
+def test_text_typed_before_the_answer_to_the_last_message_is_kept(pages: Any) -> None:
+    page = pages("it-IT")
+    page.add_init_script(SLOW_ANSWERS)
+    guest(page)
+    page.goto("/lobby")
+    expect(chat_of(page)).to_be_visible()
+    write(page, "primo")
+    expect(messages(page).filter(has_text="primo")).to_have_count(1)
+    chat_of(page).locator(".chat-input").fill("secondo")
+    page.wait_for_function("() => window.chatAnswers >= 1")
+    expect(chat_of(page).locator(".chat-input")).to_have_value("secondo")
+    chat_of(page).locator(".chat-send").click()
+    expect(messages(page).filter(has_text="secondo")).to_have_count(1)
+    page.wait_for_function("() => window.chatAnswers >= 2")
+    expect(chat_of(page).locator(".chat-input")).to_have_value("")
+
+
 def operator(server: Server, path: str) -> None:
     """An operator's moderation route (docs/chat.md), with the server's admin token."""
     r = httpx.post(

@@ -71,8 +71,8 @@ export function chatPanel({ conn, chat = null }) {
     if (answer.type === "error") {
       error.textContent = hasKey(`chat.error.${answer.code}`) ? t(`chat.error.${answer.code}`) : `${t("chat.error.generic")} (${answer.message})`;
       error.hidden = false;
-    } else if (what.text !== undefined) {
-      input.value = "";
+    } else if (what.text !== undefined && input.value === what.text) {
+      input.value = ""; // not text typed since: the answer may come after the next is begun
     }
   }
 
