@@ -57,7 +57,8 @@ export function chatPanel({ conn, chat = null }) {
   const note = h("p", { class: "chat-note", hidden: true });
   const muted = h("p", { class: "chat-muted", hidden: true });
   const error = h("p", { class: "chat-error", role: "alert", hidden: true });
-  const input = h("input", { type: "text", class: "chat-input", maxlength: CHAT_MAX, autocomplete: "off" });
+  let edits = 0; // the input's edits so far: a send's answer clears only its own text
+  const input = h("input", { type: "text", class: "chat-input", maxlength: CHAT_MAX, autocomplete: "off", oninput: () => { edits += 1; } });
   const sendButton = h("button", { type: "submit", class: "chat-send" });
   const phrases = h("div", { class: "chat-phrases", role: "group" });
   const title = h("h2", { class: "chat-title" });
@@ -67,12 +68,13 @@ export function chatPanel({ conn, chat = null }) {
   async function send(what) {
     if (what.text !== undefined && !what.text.trim()) return;
     error.hidden = true;
+    const sent = edits;
     const answer = await conn.send({ type: "chat", table: chat, ...what });
     if (answer.type === "error") {
       error.textContent = hasKey(`chat.error.${answer.code}`) ? t(`chat.error.${answer.code}`) : `${t("chat.error.generic")} (${answer.message})`;
       error.hidden = false;
-    } else if (what.text !== undefined && input.value === what.text) {
-      input.value = ""; // not text typed since: the answer may come after the next is begun
+    } else if (what.text !== undefined && edits === sent) {
+      input.value = ""; // not what was typed since: the answer may come after the next is begun
     }
   }
 
