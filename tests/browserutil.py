@@ -73,10 +73,16 @@ def page_opener(browser: Any, base_url: str) -> Iterator[Callable[..., Any]]:
         p.context.close()
 
 
+#: How long a waiting assertion waits. Playwright's 5 s is short for a page on a CI
+#: machine whose two cores also run the other worker's servers and browser.
+EXPECT_TIMEOUT = 15_000
+
+
 def expect(target: Any) -> Any:
     """Playwright's waiting assertions (imported late: some tests need no browser)."""
     from playwright.sync_api import expect as playwright_expect
 
+    playwright_expect.set_options(timeout=EXPECT_TIMEOUT)
     return playwright_expect(target)
 
 

@@ -19,12 +19,10 @@ from typing import Any
 
 import httpx
 import pytest
-from browserutil import page_for, screenshot
+from browserutil import DESKTOP, PHONE, expect, page_for, screenshot
 from serverutil import Player, Server, running_server
 
 WEB = Path(__file__).resolve().parent.parent / "src" / "cirulla" / "web"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
 
 
 @pytest.fixture(scope="module")
@@ -51,13 +49,6 @@ def pages(browser: Any, server: Server) -> Iterator[Any]:
     for p, _ in opened:
         p.context.close()
     assert not [e for _, errors in opened for e in errors]
-
-
-def expect(target: Any) -> Any:
-    """Playwright's waiting assertions (imported late: the catalog tests need no browser)."""
-    from playwright.sync_api import expect as playwright_expect
-
-    return playwright_expect(target)
 
 
 def as_guest(page: Any) -> str:
