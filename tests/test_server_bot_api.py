@@ -6,6 +6,7 @@ playing a whole partita across a server restart."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -25,6 +26,7 @@ from test_store import Backend, backend  # noqa: F401  (the fixture)
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
+from cirulla.gateway.bot_auth import TOKEN_PREFIX, new_bot_token
 from cirulla.gateway.security import token_hash
 from cirulla.store import Store
 from cirulla.store.bots import BotStore
@@ -45,6 +47,7 @@ def new_token(owner: Player, bot: str, scopes: list[str]) -> str:
     r = owner.http.post(f"/api/bots/{bot}/tokens", json={"name": "test", "scopes": scopes})
     assert r.status_code == 201, r.text
     token: str = r.json()["token"]
+    assert token.startswith(TOKEN_PREFIX)
     return token
 
 
@@ -543,6 +546,15 @@ def test_the_example_bot_opens_its_own_table_and_stops_after_its_partita(
             assert time.monotonic() < deadline, "the bot's partita reached its profile"
             time.sleep(0.1)
         assert [e["result"] in ("won", "lost", "drawn") for e in recent] == [True]
+
+
+def test_a_bot_token_is_never_read_as_a_command_line_option() -> None:
+    # one token in 64 began with "-", and `bot_client.py --token $TOKEN` refused it
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    parser.add_argument("--token", required=True)
+    tokens = [new_bot_token() for _ in range(500)]
+    assert [parser.parse_args(["--token", t]).token for t in tokens] == tokens
+    assert len(set(tokens)) == 500
 
 
 def test_a_revoked_token_stops_the_example_bot(tmp_path: Path) -> None:

@@ -20,14 +20,16 @@ from starlette.datastructures import Headers
 from ..store import Store, UserRow
 from ..store.bots import BotStore, TokenRow
 from .errors import ApiError
-from .security import token_hash
+from .security import new_token, token_hash
 
 __all__ = [
     "SCOPES",
+    "TOKEN_PREFIX",
     "BotAuth",
     "bearer_token",
     "bot_store",
     "identity_lookup",
+    "new_bot_token",
     "require_scope",
     "token_identity",
 ]
@@ -35,6 +37,10 @@ __all__ = [
 #: What a token may be allowed: `play` (tables: the stream, moves, sitting, creating),
 #: `tournament` (entering and leaving tournaments that allow bots), `read` (the account).
 SCOPES: Final = ("play", "read", "tournament")
+#: Every bot token starts with it: a token starting with "-" (one in 64 of them) was
+#: read as an option by command lines such as `bot_client.py --token $TOKEN`, and the
+#: prefix says what a leaked token is.
+TOKEN_PREFIX: Final = "bot_"
 #: Longer than any token we make: anything longer is not worth a query.
 _MAX_TOKEN: Final = 128
 _BEARER: Final = "bearer "
@@ -52,6 +58,10 @@ class BotAuth:
 def bot_store(store: Store) -> BotStore:
     """The bot queries on `store` (a light handle: it holds nothing else)."""
     return BotStore(store)
+
+
+def new_bot_token() -> str:
+    return TOKEN_PREFIX + new_token()
 
 
 def bearer_token(headers: Headers) -> str | None:

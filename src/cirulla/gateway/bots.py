@@ -27,10 +27,10 @@ from ..tables.manager import TableManager
 from ..tables.state import TableError
 from . import lobby
 from .accounts import check_name, public_user
-from .bot_auth import SCOPES, BotAuth, bot_store, require_scope
+from .bot_auth import SCOPES, BotAuth, bot_store, new_bot_token, require_scope
 from .bot_stream import KEEPALIVE_SECONDS, BotStream, follow_table, streams_of
 from .errors import ApiError, error_body
-from .security import current_user, forget_user, new_token, token_hash
+from .security import current_user, forget_user, token_hash
 from .socket import INFRASTRUCTURE_ERRORS, UNAVAILABLE_MESSAGE, _Bucket, log_outage
 
 __all__ = ["MAX_BOTS", "MAX_TOKENS", "router"]
@@ -202,7 +202,7 @@ async def create_token(
     bots = bot_store(request.app.state.store)
     if await bots.token_count(bot.id) >= MAX_TOKENS:
         raise ApiError(409, "too_many_tokens", f"A bot may hold at most {MAX_TOKENS} tokens.")
-    secret = new_token()
+    secret = new_bot_token()
     row = await bots.create_token(bot.id, token_hash(secret), body.name, tuple(body.scopes))
     return {"token": secret, "info": _token_info(row), "bot": public_bot(bot, user.name)}
 
