@@ -18,15 +18,20 @@ import pytest
 CHROMIUM = os.environ.get("CIRULLA_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 
+#: How long a waiting assertion waits. Playwright's 5 s is short for a page on a CI
+#: machine whose two cores also run the other worker's servers and browser.
+EXPECT_TIMEOUT = 15_000
+
 
 def chromium_or_skip() -> tuple[Any, Any]:
     """(playwright, browser), or a skip naming what is missing."""
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
     except ImportError:
         pytest.skip("playwright (the Python package) is not installed")
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    expect.set_options(timeout=EXPECT_TIMEOUT)  # once per process, for every test
     pw = sync_playwright().start()
     browser = pw.chromium.launch(
         executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
@@ -73,16 +78,10 @@ def page_opener(browser: Any, base_url: str) -> Iterator[Callable[..., Any]]:
         p.context.close()
 
 
-#: How long a waiting assertion waits. Playwright's 5 s is short for a page on a CI
-#: machine whose two cores also run the other worker's servers and browser.
-EXPECT_TIMEOUT = 15_000
-
-
 def expect(target: Any) -> Any:
     """Playwright's waiting assertions (imported late: some tests need no browser)."""
     from playwright.sync_api import expect as playwright_expect
 
-    playwright_expect.set_options(timeout=EXPECT_TIMEOUT)
     return playwright_expect(target)
 
 
