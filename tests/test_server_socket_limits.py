@@ -165,6 +165,25 @@ def test_a_frame_over_four_times_max_frame_closes_the_socket_with_1009(tmp_path:
 
 
 # ---- a client that does not read ------------------------------------------------------------
+def unread_socket(server: Server) -> socket.socket:
+    """A TCP connection to `server` for a client that will not read: it offers a
+    window clamped to 64 KB, in a receive buffer far larger, so it takes in at most that.
+
+    A small buffer alone (64 KB, as before) caps it too, but on loopback the kernel's
+    count of a segment's memory may exceed what the window promised: the buffer
+    overflowed (at 1 MB too), and the kernel (6.18 here) then drops whatever comes in,
+    the server's acknowledgements of the client's own frames included. The client
+    resends those frames with a timeout that doubles each time, up to two minutes,
+    while the server waits for them: the test stalled (in CI, and here about one run in
+    ten with a core busy; none in 30 runs since). Clamped, the buffer never fills.
+    """
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)  # no autotuning either
+    raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, 65536)
+    raw.connect(("127.0.0.1", server.port))
+    return raw
+
+
 def test_a_client_that_does_not_read_is_cut_off_with_4001_and_rejoins_with_since(
     tmp_path: Any,
 ) -> None:
@@ -188,10 +207,8 @@ def test_a_client_that_does_not_read_is_cut_off_with_4001_and_rejoins_with_since
         before = rss_bytes(server)
 
         # A socket whose reader stops: the client library stops reading when one frame
-        # waits (and sends no keepalive pings, whose answers it would not read), and a
-        # fixed receive buffer keeps the kernel from growing it.
-        raw = socket.create_connection(("127.0.0.1", server.port))
-        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        # waits (and sends no keepalive pings, whose answers it would not read).
+        raw = unread_socket(server)
         with connect(
             server.ws_url,
             sock=raw,
@@ -230,8 +247,7 @@ def starve(server: Server, p: Player, table: str, outbox: int, cut_before: int) 
     (each time its whole view, a frame of its own) until the server cuts it off (its
     `cut_before`-th "bytes wait" line); the most resident memory the server had
     meanwhile (sampled every 20 ms). The socket is closed with 4001, and gone."""
-    raw = socket.create_connection(("127.0.0.1", server.port))
-    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+    raw = unread_socket(server)
     view = len(json.dumps(p.views[table]))
     joins = 2 * outbox // view + 100  # twice what the outbox takes
     samples = [rss_bytes(server)]
