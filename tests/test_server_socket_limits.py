@@ -174,8 +174,8 @@ def unread_socket(server: Server) -> socket.socket:
     overflowed (at 1 MB too), and the kernel (6.18 here) then drops whatever comes in,
     the server's acknowledgements of the client's own frames included. The client
     resends those frames with a timeout that doubles each time, up to two minutes,
-    while the server waits for them: the test stalled (in CI, and here about one run in
-    ten with a core busy; none in 30 runs since). Clamped, the buffer never fills.
+    while the server waits for them: the test stalled (in CI, and here 3 runs in 13 with
+    a core busy; none in 42 since). Clamped, the buffer never fills.
     """
     raw = socket.socket()
     raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)  # no autotuning either
