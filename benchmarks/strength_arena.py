@@ -4,8 +4,10 @@ option (inference, exploration, workers) against today's campione.
     python benchmarks/strength_arena.py ismcts ismcts --options-a '{"infer": true}' \\
         --budget-a 1500 --budget-b 1500 --pairs 20 --seed 252001 --json out.json
 
-The same paired decks, seeds and JSON as `cirulla arena` (see cirulla.bots.arena);
-only budgets in iterations, so that load cannot change the moves.
+The same paired decks, seeds and JSON as `cirulla arena` (see cirulla.bots.arena).
+Budgets are in iterations, so that load cannot change the moves; `--seconds-a` and
+`--seconds-b` add a level's wall-clock cap, to measure what the cap costs (such runs
+depend on the machine and its load: run them one process a core).
 
 `handseer` (as A or B) is a yardstick of the 2026-11-27 session: the cheater's search
 seeing every hand as it is now but not the undealt cards (each iteration shuffles
@@ -39,9 +41,9 @@ class HandSeer(CheaterBot):
         return sample
 
 
-def _spec(name: str, iterations: int, options: dict[str, object]) -> BotSpec:
+def _spec(name: str, iterations: int, seconds: float | None, options: dict[str, object]) -> BotSpec:
     factory = HandSeer if name == "handseer" else None
-    return BotSpec(name, Budget(iterations=iterations), options, factory)
+    return BotSpec(name, Budget(iterations=iterations, seconds=seconds), options, factory)
 
 
 def main() -> int:
@@ -52,6 +54,8 @@ def main() -> int:
     p.add_argument("--options-b", type=json.loads, default={})
     p.add_argument("--budget-a", type=int, required=True, help="iterations a move")
     p.add_argument("--budget-b", type=int, required=True, help="iterations a move")
+    p.add_argument("--seconds-a", type=float, help="and at most these seconds a move")
+    p.add_argument("--seconds-b", type=float, help="and at most these seconds a move")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--preset", default="cirulla")
     p.add_argument("--pairs", type=int, default=20)
@@ -61,8 +65,8 @@ def main() -> int:
     p.add_argument("--plot", type=Path)
     args = p.parse_args()
     config = ArenaConfig(
-        a=_spec(args.a, args.budget_a, args.options_a),
-        b=_spec(args.b, args.budget_b, args.options_b),
+        a=_spec(args.a, args.budget_a, args.seconds_a, args.options_a),
+        b=_spec(args.b, args.budget_b, args.seconds_b, args.options_b),
         players=args.players,
         preset=args.preset,
         pairs=args.pairs,
