@@ -10,12 +10,14 @@ not inflate it much), mean, 90th percentile and max over the positions, and how 
 positions took over campione's 1 s cap (where the level's search would stop early):
 
 - `old`: the campione of 2026-11-21 (ismcts, default options);
-- `new`: today's campione (`levels.CAMPIONE_OPTIONS`);
-- `new_without_infer`: the same without the opponent model's sampler, so the
-  difference is what sampling by the model costs;
+- `new`: today's campione (`levels.CAMPIONE_OPTIONS`), whose rejection sampler redraws
+  up to 20 times a sample, more the more evidence there is;
+- `new_without_infer`: the same without the opponent model, so the difference is what
+  sampling by the model costs;
 - `new_chain`: today's campione drawing the model's posterior by its Metropolis chain
-  (`sampler="chain"`), whose cost a sample does not grow with the evidence as the
-  rejection sampler's does.
+  (`sampler="chain"`), at a cost a sample that does not grow with the evidence.
+
+Campione's own budget is `--iterations 3000` (1,500 until 2026-11-28).
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ def measure(deals: list[Deal], iterations: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=12)
-    parser.add_argument("--iterations", type=int, default=1500)
+    parser.add_argument("--iterations", type=int, default=3000)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if not 1 <= args.positions <= 1000 or not 1 <= args.iterations <= 1_000_000:

@@ -66,9 +66,9 @@ def test_levels_that_search_are_the_ones_sent_to_workers_with_their_budget_cappe
     assert not cirulla.searches(cirulla.fallback_level)
     assert not cirulo.searches(cirulo.fallback_level)
     bot = cirulla.bot("campione", 1)
-    assert (bot.budget.iterations, bot.budget.seconds) == (1500, 1.0)
+    assert (bot.budget.iterations, bot.budget.seconds) == (3000, 1.0)
     capped = cirulla.bot("campione", 1, max_seconds=0.25)
-    assert (capped.budget.iterations, capped.budget.seconds) == (1500, 0.25)
+    assert (capped.budget.iterations, capped.budget.seconds) == (3000, 0.25)
     assert cirulla.bot("campione", 1, max_seconds=5).budget.seconds == 1.0  # never raised
     assert cirulo.bot("campione", 1, max_seconds=0.25).budget.seconds == 0.25
     assert default_workers() >= 1

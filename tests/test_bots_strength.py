@@ -11,7 +11,7 @@ import pytest
 from cirulla import Deal, Rules, bots
 from cirulla.bots import LEVELS, Budget, SeatView, choose_move, level_bot
 from cirulla.bots.inference import MISSED_SCOPA, PlayEvidence
-from cirulla.bots.levels import CAMPIONE_2026_11_21, CAMPIONE_OPTIONS
+from cirulla.bots.levels import CAMPIONE_2026_11_21, CAMPIONE_2026_11_27, CAMPIONE_OPTIONS
 from cirulla.bots.rootpool import search_in_parallel, shutdown
 from cirulla.bots.search import IsmctsBot, worker_root_visits
 from cirulla.determinize import determinize
@@ -286,13 +286,21 @@ def test_bad_search_options_are_value_errors(bad: dict[str, object]) -> None:
         bots.get("ismcts", **bad)
 
 
-def test_campione_plays_the_2026_11_27_search_and_the_old_one_stays_reachable() -> None:
-    """campione searches with CAMPIONE_OPTIONS (docs/strength.md, 2026-11-27), maestro
-    with the same on several workers; the earlier campione is ismcts with its defaults."""
+def test_campione_plays_the_2026_11_27_search_with_3000_iterations_and_the_old_ones_stay() -> None:
+    """campione searches with CAMPIONE_OPTIONS (docs/strength.md, 2026-11-27), 3,000
+    iterations in at most a second since 2026-11-28, maestro with the same options on
+    several workers; campione with 1,500 and the one before it stay reachable."""
     campione = level_bot("campione", seed=1)
     assert isinstance(campione, IsmctsBot)
     assert campione.options() == {**IsmctsBot().options(), **CAMPIONE_OPTIONS}
+    assert campione.budget == Budget(3000, 1.0)
     assert LEVELS["maestro"].options == {**CAMPIONE_OPTIONS, "workers": 4}
+    before = CAMPIONE_2026_11_27
+    assert (before.bot, before.options, before.budget) == (
+        "ismcts",
+        CAMPIONE_OPTIONS,
+        Budget(1500, 1.0),
+    )
     old = CAMPIONE_2026_11_21
     assert (old.bot, old.options, old.budget) == ("ismcts", {}, Budget(1500, 1.0))
 

@@ -39,7 +39,7 @@ BOT_CHOICES: Final[tuple[str, ...]] = tuple(
 
 def bot_spec(level: str) -> BotSpec:
     """The bot of a level or name. A budget in seconds would make the run depend on
-    the machine's speed, so only its iterations are kept (campione: 1500 a move)."""
+    the machine's speed, so only its iterations are kept (campione: 3,000 a move)."""
     if level not in BOT_CHOICES:
         raise ValueError(f"unknown level {level!r} (levels and bots: {', '.join(BOT_CHOICES)})")
     spec = spec_for(level)
