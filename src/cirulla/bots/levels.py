@@ -56,7 +56,7 @@ LEVELS: Final[dict[str, Level]] = {
         "searches the smazzata ahead: at most a second a move",
         CAMPIONE_OPTIONS,
         # 3,000 iterations since 2026-11-28 (1,500 before): a third of a point more a
-        # smazzata at 4 players; the cap stops about one early move in ten sooner.
+        # smazzata at 4 players; the cap stops about one early move in eight sooner.
         budget=Budget(iterations=3000, seconds=1.0),
     ),
     # For analysis and strong players: the same search, four independent searches of
