@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import secrets
 import socket
 import sqlite3
 import threading
@@ -28,6 +29,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from cirulla.gateway.actions import ActionMemory
+from cirulla.tables.lobby import LOBBY_OPEN_MAX
 
 POLICY_VIOLATION = 1008
 SESSION_ENDED = 4000
@@ -165,23 +167,54 @@ def test_a_frame_over_four_times_max_frame_closes_the_socket_with_1009(tmp_path:
 
 
 # ---- a client that does not read ------------------------------------------------------------
-def unread_socket(server: Server) -> socket.socket:
-    """A TCP connection to `server` for a client that will not read: it offers a
-    window clamped to 64 KB, in a receive buffer far larger, so it takes in at most that.
+def crowded_lobby(server: Server) -> tuple[Player, list[str], int]:
+    """A guest with LOBBY_OPEN_MAX open tables, each named with as many characters as a
+    name may have; the size of the lobby frame then: some 128 KB for a request of 80."""
+    a = Player(server).guest()
+    tables = [
+        a.create_table({"players": 4, "name": f"{i:03}".ljust(40, "x")})
+        for i in range(LOBBY_OPEN_MAX)
+    ]
+    a.connect()
+    action = a.send({"type": "lobby", "watch": True})
+    a.recv_until(lambda f: f.get("action") == action)
+    lobby = next(f for f in a.frames if f["type"] == "lobby")
+    a.close()
+    return a, tables, len(json.dumps(lobby, separators=(",", ":")))
 
-    A small buffer alone (64 KB, as before) caps it too, but on loopback the kernel's
-    count of a segment's memory may exceed what the window promised: the buffer
-    overflowed (at 1 MB too), and the kernel (6.18 here) then drops whatever comes in,
-    the server's acknowledgements of the client's own frames included. The client
-    resends those frames with a timeout that doubles each time, up to two minutes,
-    while the server waits for them: the test stalled (in CI, and here 3 runs in 13 with
-    a core busy; none in 42 since). Clamped, the buffer never fills.
+
+def unread_socket(server: Server, p: Player, requests: int) -> ClientConnection:
+    """A socket of `p` that sends `requests` lobby requests at once and reads nothing.
+
+    It must ask for everything before what comes back fills its receive buffer (a fixed
+    1 MB, so that the kernel does not grow it): the kernel (6.18 here) lets that buffer
+    overflow (no window clamp holds it, we tried) and then drops what comes in, the
+    server's acknowledgements and window updates included. A client still sending then
+    waits for a window it never hears of, with a timer that doubles up to two minutes:
+    the test stalled (in CI, and here 1 run in 12 with a core busy). The requests are a
+    few tens of KB (80 bytes each for 128 KB of answer), within the server's first
+    window (64 KB), so they are all on their way at once; none stalled in 30 runs.
     """
     raw = socket.socket()
-    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)  # no autotuning either
-    raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP, 65536)
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
     raw.connect(("127.0.0.1", server.port))
-    return raw
+    # The client library stops reading when one frame waits (max_queue) and sends no
+    # keepalive pings, whose answers it would not read.
+    ws = connect(
+        server.ws_url,
+        sock=raw,
+        additional_headers={"Cookie": p.cookie},
+        max_queue=1,
+        ping_interval=None,
+    )
+    socket_id = secrets.token_hex(4)  # new action ids: the answers to old ones are remembered
+    for n in range(requests):
+        ws.send(json.dumps({"type": "lobby", "watch": True, "action": f"{socket_id}-{n}"}))
+    return ws
+
+
+def cut_lines(server: Server) -> int:
+    return sum("bytes wait for it" in x["message"] for x in log_lines(server))
 
 
 def test_a_client_that_does_not_read_is_cut_off_with_4001_and_rejoins_with_since(
@@ -196,38 +229,20 @@ def test_a_client_that_does_not_read_is_cut_off_with_4001_and_rejoins_with_since
         outbox_bytes=65_536,
         flood_per_second=100_000,
         flood_burst=100_000,
-        open_tables_per_user=100,
+        open_tables_per_user=LOBBY_OPEN_MAX,
         **ROOMY,
     ) as server:
-        a = Player(server).guest()
-        tables = [a.create_table({"players": 4, "name": f"t{i:02}"}) for i in range(30)]
+        a, tables, size = crowded_lobby(server)
         table = tables[0]
         other = Player(server).guest().connect()
         other.join(table)
         before = rss_bytes(server)
 
-        # A socket whose reader stops: the client library stops reading when one frame
-        # waits (and sends no keepalive pings, whose answers it would not read).
-        raw = unread_socket(server)
-        with connect(
-            server.ws_url,
-            sock=raw,
-            additional_headers={"Cookie": a.cookie},
-            max_queue=1,
-            ping_interval=None,
-        ) as ws:
-
-            def cut() -> bool:
-                return any("bytes wait for it" in x["message"] for x in log_lines(server))
-
-            for n in range(20_000):  # about 12 KB each: the lobby of 30 tables
-                ws.send(json.dumps({"type": "lobby", "watch": True, "action": f"l{n}"}))
-                if n % 100 == 99 and cut():
-                    break
-            poll(cut, what="the server to give up on the socket")
-            # What waited for it was at most the cap, not the 240 MB it asked for (the
-            # old outbox held 5,000 frames, 60 MB of them, until the client hung up).
-            assert rss_bytes(server) - before < 40_000_000
+        with unread_socket(server, a, 40_000_000 // size) as ws:
+            poll(lambda: cut_lines(server), what="the server to give up on the socket")
+            # What waited for it was at most the cap (the kernel's buffers are not the
+            # server's memory), not the 40 MB it asked for (1 MB measured).
+            assert rss_bytes(server) - before < 10_000_000
             # Reading now, the client finds what was on its way, then the close frame.
             assert close_code(ws) == TOO_SLOW
 
@@ -242,14 +257,13 @@ def test_a_client_that_does_not_read_is_cut_off_with_4001_and_rejoins_with_since
         assert_no_traceback(server)
 
 
-def starve(server: Server, p: Player, table: str, outbox: int, cut_before: int) -> int:
-    """Open a socket of `p` that never reads and join `table` on it again and again
-    (each time its whole view, a frame of its own) until the server cuts it off (its
-    `cut_before`-th "bytes wait" line); the most resident memory the server had
+def starve(server: Server, p: Player, size: int, outbox: int) -> int:
+    """Open a socket of `p` that asks for the lobby (`size` bytes) again and again and
+    never reads, until the server cuts it off; the most resident memory the server had
     meanwhile (sampled every 20 ms). The socket is closed with 4001, and gone."""
-    raw = unread_socket(server)
-    view = len(json.dumps(p.views[table]))
-    joins = 2 * outbox // view + 100  # twice what the outbox takes
+    cuts = cut_lines(server)
+    # twice what the outbox takes, and what the kernel's buffers hold (a few MB)
+    requests = (2 * outbox + (16 << 20)) // size
     samples = [rss_bytes(server)]
     done = threading.Event()
 
@@ -257,24 +271,15 @@ def starve(server: Server, p: Player, table: str, outbox: int, cut_before: int) 
         while not done.wait(0.02):
             samples.append(rss_bytes(server))
 
-    def cut() -> bool:
-        lines = [x for x in log_lines(server) if "bytes wait for it" in x["message"]]
-        return len(lines) >= cut_before
-
     sampler = threading.Thread(target=sample)
     sampler.start()
     try:
-        with connect(
-            server.ws_url,
-            sock=raw,
-            additional_headers={"Cookie": p.cookie},
-            max_queue=1,
-            ping_interval=None,
-        ) as ws:
-            for n in range(joins):
-                frame = {"type": "join", "table": table, "since": None, "action": f"j{n}"}
-                ws.send(json.dumps(frame))
-            poll(cut, timeout=180, what="the server to give up on the socket")
+        with unread_socket(server, p, requests) as ws:
+            poll(
+                lambda: cut_lines(server) > cuts,
+                timeout=180,
+                what="the server to give up on the socket",
+            )
             done.set()
             assert close_code(ws) == TOO_SLOW
     finally:
@@ -288,21 +293,17 @@ def test_the_memory_of_a_socket_cut_off_with_4001_is_freed(tmp_path: Any) -> Non
     one stayed after it closed, each would add its 8 MiB; freed, the next reuses it."""
     cap = 8 << 20
     with running_server(
-        tmp_path, outbox_bytes=cap, flood_per_second=100_000, flood_burst=100_000, **ROOMY
+        tmp_path,
+        outbox_bytes=cap,
+        flood_per_second=100_000,
+        flood_burst=100_000,
+        open_tables_per_user=LOBBY_OPEN_MAX,
+        **ROOMY,
     ) as server:
-        a = Player(server).guest().connect()
-        config = {"players": 4, "bots": {"1": "facile", "2": "facile", "3": "facile"}}
-        table = a.create_table({**config, "move_seconds": 3600}, dealer=3)  # a moves first
-        a.join(table)
-        for _ in range(4):  # a view of some 6 KB: a deal under way
-
-            def my_turn() -> list[str]:
-                a.drain(0.1)
-                return list(a.views[table].get("deal", {}).get("legal_moves") or [])
-
-            assert a.play(table, poll(my_turn, what="a's turn")[0])["type"] == "ack"
+        a, _, size = crowded_lobby(server)
+        a.connect()
         before = rss_bytes(server)
-        peaks = [starve(server, a, table, cap, n) for n in (1, 2, 3)]
+        peaks = [starve(server, a, size, cap) for _ in range(3)]
         # the server held the outbox while the socket lived (so the test can see it) ...
         assert peaks[0] - before > cap // 4, (before, peaks)
         # ... and not after: the second and third found the first one's memory free
@@ -312,7 +313,6 @@ def test_the_memory_of_a_socket_cut_off_with_4001_is_freed(tmp_path: Any) -> Non
         assert_no_traceback(server)
 
 
-# ---- sockets per account and per address -------------------------------------------------------
 def open_socket(server: Server, p: Player) -> ClientConnection:
     return connect(server.ws_url, additional_headers={"Cookie": p.cookie}).__enter__()
 
