@@ -170,3 +170,21 @@ def test_ismcts_with_the_chain_plays_legal_moves_and_refuses_a_bad_sampler() -> 
     assert bot.options()["sampler"] == "chain"
     move = choose_move(bot, real)
     assert move in real.legal_moves()
+
+
+@pytest.mark.parametrize(("players", "like"), [(2, "chain"), (4, "reject")])
+def test_the_auto_sampler_draws_by_the_chain_at_2_players_and_by_rejection_at_4(
+    players: int, like: str
+) -> None:
+    """`sampler="auto"` is the chain where it measured stronger (2 players) and
+    rejection elsewhere: the same move and the same draws as that sampler, not the other's."""
+    real, _, _, _ = _informative(players, True)
+    budget = Budget(iterations=100)
+
+    def search(sampler: str) -> tuple[str, int]:
+        bot = bots.get("ismcts", seed=3, budget=budget, infer=True, sampler=sampler, **MODEL)
+        return choose_move(bot, real).text, bot.rng.getrandbits(32)
+
+    other = "reject" if like == "chain" else "chain"
+    assert search("auto") == search(like)
+    assert search("auto")[1] != search(other)[1]

@@ -57,8 +57,10 @@ THREATS: Final = {
 INFER_TRIES: Final = 20
 #: How `infer` draws its determinizations (`sampler` option): uniform redraws kept with
 #: their weight's probability, else the best of INFER_TRIES; or a Metropolis chain over
-#: the hidden cards (`posterior.PosteriorSampler`), which reaches the model's posterior.
-SAMPLERS: Final = ("reject", "chain")
+#: the hidden cards (`posterior.PosteriorSampler`), which reaches the model's posterior;
+#: or "auto": the chain at 2 players (one hidden hand), rejection at more, as each
+#: measured stronger there (docs/strength.md, 2026-11-28).
+SAMPLERS: Final = ("reject", "chain", "auto")
 
 __all__ = ["CheaterBot", "IsmctsBot", "PimcBot", "playout", "reward"]
 
@@ -80,7 +82,8 @@ class IsmctsBot(Bot):
     `expand="policy"` grows the policy's move at a node rather than a random one;
     `others="policy"` plays the other sides' moves in the tree by the policy; `trees=N`
     searches N determinizations apart, each seeing every card, and adds their visits;
-    `sampler="chain"` draws `infer`'s determinizations by a Metropolis chain (`SAMPLERS`);
+    `sampler="chain"` draws `infer`'s determinizations by a Metropolis chain, "auto" by
+    the chain at 2 players and by rejection at more (`SAMPLERS`);
     `infer_partner=False` leaves the partner's plays out of the opponent model, which
     models greedy players and so misreads a partner who searches; `others_epsilon`
     gives the other sides their own epsilon in the tree and the playouts (0: the
@@ -298,7 +301,7 @@ class IsmctsBot(Bot):
         evidence = PlayEvidence(base, self.evidence_seats(view), *self.missed)
         if not evidence.informative:
             return lambda: self._sample(base, seat)
-        if self.sampler == "chain":
+        if self.sampler == "chain" or (self.sampler == "auto" and view.players == 2):
             return PosteriorSampler(base, seat, evidence, self.rng)
         return rejection_sampler(
             base, lambda: self._sample(base, seat), evidence, self.rng, INFER_TRIES
