@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import secrets
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from cirulla.eventlog import GENESIS, ChainError, LogRecord, chain_hash, verify_chain
 from cirulla.shuffle import SHUFFLE_VERSION
 from cirulla.tables.config import TableConfig
+from cirulla.tables.ids import new_id
 from cirulla.tables.state import TableError, TableState, commitment
 
 
@@ -217,3 +219,11 @@ def test_config_refuses_what_cannot_be_played() -> None:
         TableConfig(bots={1: "godlike"})
     with pytest.raises(ValueError, match="person"):
         TableConfig(players=2, bots={0: "normale", 1: "normale"})
+
+
+def test_table_and_tournament_ids_never_start_with_a_dash() -> None:
+    """The ids name records' files: one starting with "-" would read as an option (one
+    in 32 of random tokens does)."""
+    ids = [new_id() for _ in range(5000)]
+    assert all(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{10}", i) for i in ids)
+    assert len(set(ids)) == len(ids)

@@ -21,6 +21,7 @@ from ..game import Game
 from ..record import replay_game
 from ..store.db import VersionConflict
 from ..store.ledger import InsufficientChips
+from ..tables.ids import new_id
 from .fees import insufficient, tournament_movements
 from .runner import match_entry, match_result
 from .state import Tournament
@@ -70,7 +71,7 @@ def _follow_on(st: TournamentState, new: list[LogRecord]) -> None:
         pairs.rounds = list(t.rounds)
         pairs.results = list(t.results)
         matches = [
-            {"a": a, "b": b, "table": None if b is None else _secrets.token_urlsafe(8)}
+            {"a": a, "b": b, "table": None if b is None else new_id()}
             for a, b in pairs.pair_next_round()
         ]
         _add(st, new, "paired", {"round": len(st.rounds) + 1, "matches": matches})
@@ -312,7 +313,7 @@ class Director:
                     {
                         "round": number,
                         "match": index,
-                        "table": _secrets.token_urlsafe(8),
+                        "table": new_id(),
                         "dealer": dealer,
                     },
                 )

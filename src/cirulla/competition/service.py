@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from ..bots.levels import LEVELS
 from ..eventlog import LogRecord
 from ..tables.config import TableConfig
+from ..tables.ids import new_id
 from .director import Director
 from .fees import DEFAULT_PRIZES, check_prizes
 from .state import FORMATS
@@ -269,7 +270,7 @@ class TournamentService:
             self._check_test_deal(data, decks, dealer)
         if schedule is not None:  # an instance of the operator's schedule (schedule.py)
             data["schedule"] = schedule
-        tournament_id = tournament_id or _secrets.token_urlsafe(8)
+        tournament_id = tournament_id or new_id()
         cluster = self.tables.cluster
         if cluster is not None and not await cluster.bus.claim(lease_key(tournament_id)):
             raise DirectorError("unavailable", "could not reserve a tournament id: try again")

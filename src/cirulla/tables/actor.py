@@ -674,7 +674,3 @@ def _log_fields(rec: LogRecord) -> dict[str, Any]:
         if key in data:
             out[f"ev_{key}"] = data[key]
     return out
-
-
-def new_table_id() -> str:
-    return _secrets.token_urlsafe(8)

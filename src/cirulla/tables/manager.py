@@ -21,6 +21,7 @@ from ..store import RecordPlayer, SeatRow, Store, TableRow
 from .actor import Subscriber, TableActor, now_ms
 from .config import TableConfig
 from .expiry import Expiry
+from .ids import new_id
 from .limits import AccountLimits
 from .lobby import Lobby, table_summary
 from .records import RecordKeeper
@@ -183,7 +184,7 @@ class TableManager:
             raise TableError("bad_seat", f"seat {seat} is not free at this table")
         await self.check_sit(owner, config)
         await self._check_stake(owner, config)
-        table_id = _secrets.token_urlsafe(8)
+        table_id = new_id()
         if self.cluster is not None and not await self.cluster.bus.claim(table_id):
             raise TableError("unavailable", "could not reserve a table id: try again")
         token = _secrets.token_urlsafe(16) if config.private else None
