@@ -170,3 +170,36 @@ def test_what_a_bot_account_says_in_the_chat_wears_its_bot_badge(
     expect(mine.locator(".bot-account")).to_have_count(0)
     expect(chat.locator(".chat-message .bot-account")).to_have_count(2)
     bot.close()
+
+
+def test_a_name_typed_while_a_bot_is_being_made_is_kept_and_the_button_waits(
+    pages: Any,
+) -> None:
+    """The form is not cleared under the player's fingers: the answer to "make robo-a"
+    comes after they typed the next name, which stays; meanwhile the button is off."""
+    page = pages("en-GB")
+    register(page, "lucia")
+    page.goto("/profile")
+    panel = page.locator(".panel.bots")
+    expect(panel).to_contain_text("You have no bots yet.")
+    held: list[Any] = []  # the POST, answered below; the lists go through
+
+    def hold(route: Any) -> None:
+        if route.request.method == "POST":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/bots", hold)
+    panel.locator("input[name=bot_name]").fill("robo-a")
+    panel.locator("button[name=create_bot]").click()
+    expect(panel.locator("button[name=create_bot]")).to_be_disabled()
+    for _ in range(200):  # the request is out
+        if held:
+            break
+        page.wait_for_timeout(50)
+    panel.locator("input[name=bot_name]").fill("robo-b")
+    held[0].continue_()
+    expect(panel.locator(".bot-item[data-bot='robo-a']")).to_be_visible()
+    expect(panel.locator("input[name=bot_name]")).to_have_value("robo-b")
+    expect(panel.locator("button[name=create_bot]")).to_be_enabled()

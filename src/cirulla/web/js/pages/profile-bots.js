@@ -18,9 +18,10 @@ export function botsPanel(notify) {
   const error = h("p", { class: "error", role: "alert", hidden: true });
   const nameId = uid("b");
   const name = h("input", { id: nameId, name: "bot_name", required: true, maxlength: 64, autocomplete: "off" });
+  const submit = h("button", { type: "submit", class: "primary", name: "create_bot" }, t("bots.create"));
   const create = h("form", { class: "form bot-create", novalidate: true },
     h("div", { class: "field" }, h("label", { for: nameId }, t("bots.name")), name),
-    h("button", { type: "submit", class: "primary", name: "create_bot" }, t("bots.create")));
+    submit);
   const panel = h("section", { class: "panel bots", "aria-labelledby": `${nameId}-title` },
     h("h2", { id: `${nameId}-title` }, t("bots.title")),
     h("p", { class: "muted" }, t("bots.intro")),
@@ -34,13 +35,18 @@ export function botsPanel(notify) {
   create.addEventListener("submit", async (e) => {
     e.preventDefault();
     error.hidden = true;
+    const wanted = name.value.trim();
+    submit.disabled = true; // one bot a click, however slow the answer
     try {
-      await api("POST", "/api/bots", { name: name.value.trim() });
-      name.value = "";
+      await api("POST", "/api/bots", { name: wanted });
+      // a name typed while the answer was on its way is the player's next one: kept
+      if (name.value.trim() === wanted) name.value = "";
       notify(t("bots.created"), "ok");
       load();
     } catch (err) {
       fail(err);
+    } finally {
+      submit.disabled = false;
     }
   });
 
