@@ -13,13 +13,13 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from browserutil import DESKTOP, PHONE, expect, page_for, screenshot
+from browserutil import DESKTOP, PHONE, expect, page_opener, screenshot
 from serverutil import Player, Server, running_server
 
 WEB = Path(__file__).resolve().parent.parent / "src" / "cirulla" / "web"
@@ -33,22 +33,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture
-def pages(browser: Any, server: Server) -> Iterator[Any]:
-    """page(locale=..., **context) opens a fresh browser context; all closed afterwards,
-    and none may have thrown an uncaught JavaScript error."""
-    opened: list[tuple[Any, list[str]]] = []
-
-    def page(locale: str = "it-IT", **context: Any) -> Any:
-        p = page_for(browser, server.base_url, locale=locale, **context)
-        errors: list[str] = []
-        p.on("pageerror", lambda e: errors.append(str(e)))
-        opened.append((p, errors))
-        return p
-
-    yield page
-    for p, _ in opened:
-        p.context.close()
-    assert not [e for _, errors in opened for e in errors]
+def pages(browser: Any, server: Server) -> Iterator[Callable[..., Any]]:
+    with page_opener(browser, server.base_url) as open_page:
+        yield open_page
 
 
 def as_guest(page: Any) -> str:
