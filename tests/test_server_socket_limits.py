@@ -10,6 +10,7 @@ answers remembered per user are bounded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import secrets
@@ -183,7 +184,8 @@ def crowded_lobby(server: Server) -> tuple[Player, list[str], int]:
     return a, tables, len(json.dumps(lobby, separators=(",", ":")))
 
 
-def unread_socket(server: Server, p: Player, requests: int) -> ClientConnection:
+@contextlib.contextmanager
+def unread_socket(server: Server, p: Player, requests: int) -> Iterator[ClientConnection]:
     """A socket of `p` that sends `requests` lobby requests at once and reads nothing.
 
     It must ask for everything before what comes back fills its receive buffer (a fixed
@@ -200,17 +202,17 @@ def unread_socket(server: Server, p: Player, requests: int) -> ClientConnection:
     raw.connect(("127.0.0.1", server.port))
     # The client library stops reading when one frame waits (max_queue) and sends no
     # keepalive pings, whose answers it would not read.
-    ws = connect(
+    with connect(
         server.ws_url,
         sock=raw,
         additional_headers={"Cookie": p.cookie},
         max_queue=1,
         ping_interval=None,
-    )
-    socket_id = secrets.token_hex(4)  # new action ids: the answers to old ones are remembered
-    for n in range(requests):
-        ws.send(json.dumps({"type": "lobby", "watch": True, "action": f"{socket_id}-{n}"}))
-    return ws
+    ) as ws:
+        socket_id = secrets.token_hex(4)  # new action ids: old ones' answers are remembered
+        for n in range(requests):
+            ws.send(json.dumps({"type": "lobby", "watch": True, "action": f"{socket_id}-{n}"}))
+        yield ws
 
 
 def cut_lines(server: Server) -> int:
