@@ -176,8 +176,8 @@ def test_ismcts_with_the_chain_plays_legal_moves_and_refuses_a_bad_sampler() -> 
 def test_the_auto_sampler_draws_by_the_chain_at_2_players_and_by_rejection_at_4(
     players: int, like: str
 ) -> None:
-    """`sampler="auto"` is the chain where it measured stronger (2 players) and
-    rejection elsewhere: the same move and the same draws as that sampler, not the other's."""
+    """`sampler="auto"` is the chain at 2 players and rejection at more: the same move
+    and the same draws as that sampler, not the other's."""
     real, _, _, _ = _informative(players, True)
     budget = Budget(iterations=100)
 

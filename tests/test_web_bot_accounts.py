@@ -198,6 +198,7 @@ def test_a_name_typed_while_a_bot_is_being_made_is_kept_and_the_button_waits(
         if held:
             break
         page.wait_for_timeout(50)
+    assert held, "the request to make robo-a never left"
     panel.locator("input[name=bot_name]").fill("robo-b")
     held[0].continue_()
     expect(panel.locator(".bot-item[data-bot='robo-a']")).to_be_visible()
