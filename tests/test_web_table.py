@@ -159,6 +159,13 @@ def press(locator: Any) -> None:
         locator.click()
 
 
+PRESSED = """(code) => {
+    const hand = document.querySelector(`.hand-card[data-code='${code}']`);
+    const board = document.querySelector(".board");
+    return !hand || hand.classList.contains("selected") || !!board?.classList.contains("sending");
+}"""
+
+
 def play_by_clicks(page: Any, move: str) -> None:
     """Make a legal move the way a player does: U1 clicks, or U2's copy for no capture."""
     parsed = cirulla.parse_move(move)
@@ -168,6 +175,9 @@ def play_by_clicks(page: Any, move: str) -> None:
     if not parsed.captured:
         press(page.locator(".ghost-card"))
         return
+    # The page may take the click a moment later (a card still flying): wait until it
+    # shows the card selected, or the move on its way or made, before reading which.
+    page.wait_for_function(PRESSED, arg=code)
     selected = page.locator(f".board:not(.sending) .hand-card.selected[data-code='{code}']")
     for taken in parsed.captured:
         if not selected.count():
