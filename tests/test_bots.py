@@ -178,4 +178,5 @@ def test_levels_give_bots_and_campione_keeps_to_a_second_a_move() -> None:
     choose_move(campione, deal)
     # the clock stops the search at a second (wall time); what is left is the set-up and
     # the last iteration, slower when this runs at a low priority beside the server tests
-    assert time.perf_counter() - start < 2.0
+    # (uncapped, 3,000 iterations take several seconds on the pure build)
+    assert time.perf_counter() - start < 3.0

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 from conftest import stack
 from serverutil import Player, Server
+from test_server_clocks import DECK as QUIET_DECK
 from test_server_play import (
     catch_up,
     last_view,
@@ -211,7 +212,9 @@ def test_a_whole_cash_partita_is_settled_by_m1(tmp_path: Path) -> None:
 
 def test_a_forfeit_by_timeout_pays_as_e6_says(tmp_path: Path) -> None:
     with start_server(tmp_path, guest_chips=500, grace=0.2) as server:
-        table, seats = cash_pair(server, move_seconds=1)
+        # a deck with no bonus: a shuffled one may give the first mover a decino (10
+        # points declared at once), more than the 6 the forfeit credits, and nothing paid
+        table, seats = cash_pair(server, QUIET_DECK, move_seconds=1)
         ref = seats[0]
         # nobody moves: the seat to move runs out of time
         ref.recv_until(
