@@ -30,9 +30,8 @@ import random
 import statistics
 import sys
 from pathlib import Path
-from typing import Any
 
-from cirulla import Deal, Rules
+from cirulla import Deal, Move, Rules
 from cirulla.bots import level_bot
 from cirulla.bots.base import SeatView
 from cirulla.bots.levels import LEVELS
@@ -68,7 +67,7 @@ def play(players: int, seed: int, d: int) -> tuple[Deal, list[int], list[Deal], 
     return deal, turns, at, seats
 
 
-def follow(sample: Deal, path: list[Any], root_side: int, rng: random.Random, threats: int) -> int:
+def follow(sample: Deal, path: list[Move], root_side: int, rng: random.Random, threats: int) -> int:
     """How many of `path`'s moves (the first is seat 0's own) the tree would follow."""
     for step, real in enumerate(path):
         moves = sample.legal_moves()
