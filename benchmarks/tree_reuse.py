@@ -67,8 +67,16 @@ def play(players: int, seed: int, d: int) -> tuple[Deal, list[int], list[Deal], 
     return deal, turns, at, seats
 
 
-def follow(sample: Deal, path: list[Move], root_side: int, rng: random.Random, threats: int) -> int:
-    """How many of `path`'s moves (the first is seat 0's own) the tree would follow."""
+def follow(
+    sample: Deal,
+    path: list[Move],
+    root_side: int,
+    rng: random.Random,
+    threats: int,
+    epsilon: float = 0.1,
+) -> int:
+    """How many of `path`'s moves (the first is seat 0's own) the tree would follow, its
+    other side playing the policy with the search's `epsilon`."""
     for step, real in enumerate(path):
         moves = sample.legal_moves()
         by_key = {m.key: m for m in moves}
@@ -79,7 +87,7 @@ def follow(sample: Deal, path: list[Move], root_side: int, rng: random.Random, t
             if move is None:
                 return step
         else:
-            if len(moves) == 1 or rng.random() >= 0.1:
+            if len(moves) == 1 or rng.random() >= epsilon:
                 move = moves[0] if len(moves) == 1 else _policy_move(sample, moves, threats, rng)
             else:
                 move = moves[rng.randrange(len(moves))]
@@ -117,7 +125,10 @@ def main() -> int:
             base = determinize(view.raw, rng)
             sample = searcher._sampler(base, view)
             path = final.moves[start:end]
-            steps = [follow(sample(), path, 0, rng, threats) for _ in range(args.samples)]
+            steps = [
+                follow(sample(), path, 0, rng, threats, searcher.epsilon)
+                for _ in range(args.samples)
+            ]
             reach.append(sum(s == len(path) for s in steps) / len(steps))
             movers = set(seats[start:end])
             if len(movers) == final.players:
