@@ -2,8 +2,8 @@
 (paired partite, 1 against 1, Cirulla), then a Glicko-2 fit of the results.
 
     python benchmarks/bot_ratings.py [--partite 100] [--campione-partite 12]
-        [--campione-iterations 300] [--processes 2] [--out src/cirulla/data/bot_ratings.json]
-        [--record benchmarks/results/2026-11-25/bot_ratings.json]
+        [--campione-iterations N] [--processes 2] [--out src/cirulla/data/bot_ratings.json]
+        [--record benchmarks/results/<today>/bot_ratings.json]
 
 The fit uses the `glicko2` library only: each bot's results are one rating period,
 updated from its current rating against the others' current ratings, again and again
@@ -12,9 +12,10 @@ point is the maximum-likelihood rating of the Glicko model. One virtual draw per
 match-up (BayesElo's prior) keeps it finite when a bot wins or loses every partita.
 Ratings are then shifted so that the anchor (`normale`, the plain greedy bot) is 1200.
 
-The campione level searches 1,500 iterations a move in play; the run gives it fewer
-(`--campione-iterations`) and fewer partite, so that it finishes in minutes: its
-figure is a lower bound of the real level's.
+campione plays at its level's budget (iterations and the 1 s cap, as in play) unless
+`--campione-iterations` gives it fewer, so that a rough run finishes in minutes: then
+its figure is a lower bound of the real level's. It plays fewer partite than the fast
+bots (`--campione-partite`), since its moves cost a thousand times theirs.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import argparse
 import itertools
 import json
 import time
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,10 +33,20 @@ import glicko2  # type: ignore[import-untyped]
 
 from cirulla.bots.arena import ArenaConfig, run_arena, spec_for
 from cirulla.bots.base import Budget
+from cirulla.bots.levels import LEVELS
 
 BOTS = ("random", "facile", "normale", "difficile", "campione")
 ANCHOR = ("normale", 1200.0)
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def campione_budget(args: argparse.Namespace) -> Budget:
+    """The level's budget, or `--campione-iterations` with its 1 s cap."""
+    if args.campione_iterations is None:
+        budget = LEVELS["campione"].budget
+        assert budget is not None
+        return budget
+    return Budget(iterations=args.campione_iterations, seconds=1.0)
 
 
 def play(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -42,7 +54,7 @@ def play(args: argparse.Namespace) -> list[dict[str, Any]]:
     matchups = []
     for a, b in itertools.combinations(BOTS, 2):
         slow = "campione" in (a, b)
-        budget = Budget(iterations=args.campione_iterations, seconds=1.0) if slow else None
+        budget = campione_budget(args) if slow else None
         spec_a = spec_for(a, budget if a == "campione" else None)
         spec_b = spec_for(b, budget if b == "campione" else None)
         pairs = args.campione_partite if slow else args.partite
@@ -107,12 +119,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--partite", type=int, default=100, help="paired partite a match-up")
     parser.add_argument("--campione-partite", type=int, default=12)
-    parser.add_argument("--campione-iterations", type=int, default=300)
+    parser.add_argument(
+        "--campione-iterations", type=int, default=None, help="default: the level's budget"
+    )
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--out", type=Path, default=ROOT / "src/cirulla/data/bot_ratings.json")
+    today = datetime.now(UTC).date().isoformat()
     parser.add_argument(
-        "--record", type=Path, default=ROOT / "benchmarks/results/2026-11-25/bot_ratings.json"
+        "--record", type=Path, default=ROOT / f"benchmarks/results/{today}/bot_ratings.json"
     )
     args = parser.parse_args()
     start = time.perf_counter()
@@ -136,7 +151,7 @@ def main() -> None:
         "run": {
             "partite": args.partite,
             "campione_partite": args.campione_partite,
-            "campione_iterations": args.campione_iterations,
+            "campione_budget": asdict(campione_budget(args)),
             "processes": args.processes,
             "seed": args.seed,
             "seconds": seconds,
