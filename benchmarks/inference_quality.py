@@ -36,7 +36,7 @@ from cirulla.bots import level_bot
 from cirulla.bots.base import SeatView
 from cirulla.bots.inference import PlayEvidence
 from cirulla.bots.levels import CAMPIONE_OPTIONS
-from cirulla.bots.posterior import PosteriorSampler, rejection_sampler
+from cirulla.bots.posterior import PosteriorSampler, RejectionSampler
 from cirulla.bots.search import INFER_TRIES
 from cirulla.determinize import determinize
 from cirulla.views import visible_hands
@@ -115,7 +115,7 @@ def main() -> int:
             deal.redeal_unseen(seat, rng)
             return deal
 
-        reject = rejection_sampler(base, uniform, evidence, rng, INFER_TRIES)
+        reject = RejectionSampler(base, seat, evidence, rng, INFER_TRIES)
 
         start = time.perf_counter()
         chain = PosteriorSampler(base, seat, evidence, rng)

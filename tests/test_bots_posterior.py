@@ -1,5 +1,5 @@
-"""The Metropolis sampler of hidden hands (bots/posterior.py): it draws from the opponent
-model's posterior, which is checked against the exact posterior, enumerated, in small
+"""The samplers of hidden hands (bots/posterior.py): the Metropolis chain draws from the
+opponent model's posterior, which is checked against the exact posterior, enumerated, in small
 positions; and `Deal.assign_unseen`, which it writes its draws with, moves hidden
 cards and refuses anything else."""
 
@@ -16,7 +16,7 @@ from cirulla import Card, Deal, Rules, bots
 from cirulla.bots import Budget, choose_move, level_bot
 from cirulla.bots.base import SeatView
 from cirulla.bots.inference import PlayEvidence
-from cirulla.bots.posterior import PosteriorSampler
+from cirulla.bots.posterior import PosteriorSampler, RejectionSampler
 from cirulla.determinize import determinize
 from cirulla.views import visible_hands
 
@@ -121,6 +121,75 @@ def test_the_chain_draws_the_models_posterior(players: int, want_deck: bool) -> 
     n = 6000
     assert _distance(_sampled_marginals(chain, hidden, n), exact) < 0.035
     assert _distance(_sampled_marginals(uniform, hidden, n), exact) > 0.06
+
+
+def _full_shuffle_rejection(
+    base: Deal, evidence: PlayEvidence, rng: random.Random, tries: int
+) -> Callable[[], Deal]:
+    """The rejection sampler as it was until 2026-11-29: every draw a copy of the deal
+    with all its hidden cards shuffled, then weighed. The law the new one must keep."""
+
+    def sample() -> Deal:
+        best, best_weight = base, -1.0
+        for _ in range(tries):
+            deal = base.copy()
+            deal.redeal_unseen(0, rng)
+            weight = evidence.weight(deal)
+            if weight >= 1.0 or rng.random() < weight:
+                return deal
+            if weight > best_weight:
+                best, best_weight = deal, weight
+        return best
+
+    return sample
+
+
+def _first_of_deck(draw: Callable[[], Deal], n: int) -> dict[Card, float]:
+    counts = Counter(draw()._deck[0] for _ in range(n))
+    return {c: k / n for c, k in counts.items()}
+
+
+@pytest.mark.parametrize(("players", "want_deck"), [(2, True), (4, False)])
+def test_the_rejection_sampler_with_enough_tries_draws_the_models_posterior(
+    players: int, want_deck: bool
+) -> None:
+    """Shuffling only the cards the hands get draws each hidden hand as the full shuffle
+    did: with tries enough never to give up, the enumerated posterior."""
+    _, base, evidence, hidden = _informative(players, want_deck)
+    exact = _exact_marginals(base, evidence, hidden)
+    unlimited = RejectionSampler(base, 0, evidence, random.Random(7), 100_000)
+    assert _distance(_sampled_marginals(unlimited, hidden, 6000), exact) < 0.035
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_rejection_sampler_keeps_the_law_of_a_full_shuffle(players: int) -> None:
+    """With campione's 20 tries, the same best-of-twenty as the full shuffle of every
+    draw (the sampler until 2026-11-29), in the hands and in the deck's first card."""
+    _, base, evidence, hidden = _informative(players, True)
+    n = 6000
+    new = RejectionSampler(base, 0, evidence, random.Random(8), 20)
+    old = _full_shuffle_rejection(base, evidence, random.Random(9), 20)
+    assert _distance(_sampled_marginals(new, hidden, n), _sampled_marginals(old, hidden, n)) < 0.035
+    new_first, old_first = _first_of_deck(new, n), _first_of_deck(old, n)
+    assert set(new_first) == set(old_first)
+    assert max(abs(new_first[c] - p) for c, p in old_first.items()) < 0.035
+
+
+def test_the_rejection_sampler_deals_what_the_view_allows_and_refuses_no_tries() -> None:
+    real, base, evidence, hidden = _informative(4, True)
+    sampler = RejectionSampler(base, 0, evidence, random.Random(4), 20)
+    view = real.view(0)
+    for _ in range(50):
+        deal = sampler()
+        assert deal.view(0)["hand"] == view["hand"]
+        assert deal.table == real.table and deal.deck_left == real.deck_left
+        for s in hidden:
+            assert len(deal.hand(s)) == len(real.hand(s))
+            assert deal.declared(s) == real.declared(s)
+        everything = [c for s in range(4) for c in deal.hand(s)] + deal._deck + deal.table
+        assert len(set(everything)) == len(everything) == 40 - len(deal._piles[0] + deal._piles[1])
+    with pytest.raises(ValueError, match="tries"):
+        RejectionSampler(base, 0, evidence, random.Random(4), 0)
 
 
 def test_chain_samples_are_deals_consistent_with_the_view() -> None:

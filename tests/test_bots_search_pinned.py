@@ -61,9 +61,11 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
         "5DxKH",
         3154787079,
     ),
-    # campione's options since 2026-11-27 (levels.CAMPIONE_OPTIONS), 4 and 2 players.
-    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 4, {}, 26, 14), 25, 300, "3Dx4SJS", 2834423230),
-    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 2, {}, 27, 7), 26, 300, "KDxKH", 1660631110),
+    # campione's options since 2026-11-27 (levels.CAMPIONE_OPTIONS), 4 and 2 players;
+    # re-pinned on 2026-11-29, when the rejection sampler stopped shuffling every hidden
+    # card of every draw (bots/posterior.py: the same law, other draws).
+    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 4, {}, 26, 14), 25, 300, "3Dx4SJS", 523712191),
+    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 2, {}, 27, 7), 26, 300, "AHx4DKH2C", 3751447881),
     # The options of the 2026-11-27 session (docs/strength.md), off by default.
     ("ismcts", {"threats": "lookahead"}, ("cirulla", 4, {}, 25, 6), 21, 200, "3Hx3D", 4002162418),
     (

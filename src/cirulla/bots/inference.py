@@ -125,12 +125,17 @@ class PlayEvidence:
 
     def weight(self, deal: Deal) -> float:
         """How plausible `deal`'s hidden hands are, 0 < w <= 1 (1: nothing surprising)."""
+        return self.weight_of(deal._hands, deal._pending)
+
+    def weight_of(self, hands: list[list[Card]], declared: list[list[Card]]) -> float:
+        """`weight` of a deal whose seats hold `hands` (declared cards among them), so
+        that a sampler can weigh hands before it builds a deal of them."""
         w = 1.0
         for mover, (masks, factors) in self._index().items():
             # the declared cards are public: the same in every sample
-            w = _surprised(w, masks, factors, deal._hands[mover], deal._pending[mover])
+            w = _surprised(w, masks, factors, hands[mover], declared[mover])
         for seat, played in self._bonus.items():
-            if hand_bonus_options(played + deal._hands[seat], self._rules, frozenset(), True):
+            if hand_bonus_options(played + hands[seat], self._rules, frozenset(), True):
                 w *= self._missed_bonus
         return w
 

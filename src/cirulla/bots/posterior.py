@@ -1,7 +1,7 @@
 """Determinizations drawn from the opponent model's posterior: rejection, and a chain.
 
 `infer=True` keeps a uniform redraw with the probability `PlayEvidence.weight` gives
-it, and after `tries` rejected draws keeps the most plausible one (`rejection_sampler`):
+it, and after `tries` rejected draws keeps the most plausible one (`RejectionSampler`):
 with a sharp model that is "the best of twenty", not the posterior. `PosteriorSampler`
 draws the posterior itself, whatever its shape, by a Metropolis-Hastings chain over the
 hidden cards: a step swaps one card of a hidden hand with another hidden card (in the
@@ -20,15 +20,15 @@ it gets right, so campione keeps it; the chain is `sampler="chain"`, for sharper
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Final
 
 from ..cards import Card
 from ..deal import Deal
 from ..views import visible_hands
 from .inference import PlayEvidence
+from .playouts import _below
 
-__all__ = ["BURN_IN", "STEPS", "PosteriorSampler", "rejection_sampler"]
+__all__ = ["BURN_IN", "STEPS", "PosteriorSampler", "RejectionSampler"]
 
 #: Swaps tried between two samples: a few per hidden card, so that successive
 #: iterations do not search nearly the same hands.
@@ -37,28 +37,89 @@ STEPS: Final = 12
 BURN_IN: Final = 300
 
 
-def rejection_sampler(
-    base: Deal,
-    draw: Callable[[], Deal],
-    evidence: PlayEvidence,
-    rng: random.Random,
-    tries: int,
-) -> Callable[[], Deal]:
-    """Samples of `draw` (uniform redraws) each kept with the probability its weight
-    gives; after `tries` rejected ones the most plausible of them (`infer`'s sampler)."""
+class RejectionSampler:
+    """Call it for a determinization of `base` for `seat`: a uniform draw of the hidden
+    cards kept with the probability `evidence` weighs it; after `tries` rejected draws
+    the most plausible of them (`infer`'s sampler).
 
-    def sample() -> Deal:
-        best, best_weight = base, -1.0
-        for _ in range(tries):
-            deal = draw()
-            weight = evidence.weight(deal)
+    A draw shuffles only the cards the hidden hands get (a partial Fisher-Yates over
+    all the hidden cards) and weighs those hands before any deal is built; the kept
+    draw's undealt rest is shuffled once, and only then copied into a deal. The law is
+    a full shuffle's, at a fraction of its cost: most draws are rejected, and the
+    weight reads only the hands."""
+
+    __slots__ = (
+        "_base",
+        "_declared",
+        "_evidence",
+        "_hands",
+        "_hidden",
+        "_pool",
+        "_rng",
+        "_seat",
+        "_size",
+        "_tries",
+    )
+
+    def __init__(
+        self, base: Deal, seat: int, evidence: PlayEvidence, rng: random.Random, tries: int
+    ) -> None:
+        if tries < 1:
+            raise ValueError("tries must be >= 1")
+        self._base = base
+        self._seat = seat
+        self._evidence = evidence
+        self._rng = rng
+        self._tries = tries
+        seen = visible_hands(base, seat)
+        self._hidden = [s for s in range(base.players) if s not in seen]
+        self._declared = [base.declared(s) for s in range(base.players)]
+        # the hidden cards: the undealt deck, then each hidden hand's undeclared cards
+        pool = list(base._deck)
+        self._size: list[int] = []
+        for s in self._hidden:
+            free = [c for c in base._hands[s] if c not in self._declared[s]]
+            pool += free
+            self._size.append(len(free))
+        self._pool = pool
+        self._hands = [list(h) for h in base._hands]  # the seen hands, as they are
+
+    def __call__(self) -> Deal:
+        rng = self._rng
+        evidence = self._evidence
+        declared = self._declared
+        hands = list(self._hands)
+        best: list[Card] = []
+        best_weight = -1.0
+        for _ in range(self._tries):
+            pool = list(self._pool)
+            n = len(pool)
+            at = 0
+            for s, size in zip(self._hidden, self._size, strict=True):
+                for i in range(at, at + size):
+                    j = i + _below(rng, n - i)
+                    pool[i], pool[j] = pool[j], pool[i]
+                hands[s] = declared[s] + pool[at : at + size]
+                at += size
+            weight = evidence.weight_of(hands, declared)
             if weight >= 1.0 or rng.random() < weight:
-                return deal
+                return self._deal(pool)
             if weight > best_weight:
-                best, best_weight = deal, weight
-        return best
+                best, best_weight = pool, weight
+        return self._deal(best)
 
-    return sample
+    def _deal(self, pool: list[Card]) -> Deal:
+        """The deal of a kept draw: its hands, and the rest shuffled as the deck."""
+        free: dict[int, list[Card]] = {}
+        at = 0
+        for s, size in zip(self._hidden, self._size, strict=True):
+            free[s] = pool[at : at + size]
+            at += size
+        deck = pool[at:]
+        self._rng.shuffle(deck)
+        deal = self._base.copy()
+        deal.assign_unseen(self._seat, free, deck)
+        return deal
 
 
 class PosteriorSampler:

@@ -41,7 +41,7 @@ from .playouts import (
     ucb_search,
     ucb_visits,
 )
-from .posterior import PosteriorSampler, rejection_sampler
+from .posterior import PosteriorSampler, RejectionSampler
 from .rootpool import search_in_parallel
 
 #: How the playouts judge sweep risks (`threats` option): the next player's cards in
@@ -304,9 +304,7 @@ class IsmctsBot(Bot):
             return lambda: self._sample(base, seat)
         if self.sampler == "chain" or (self.sampler == "auto" and view.players == 2):
             return PosteriorSampler(base, seat, evidence, self.rng)
-        return rejection_sampler(
-            base, lambda: self._sample(base, seat), evidence, self.rng, INFER_TRIES
-        )
+        return RejectionSampler(base, seat, evidence, self.rng, INFER_TRIES)
 
     def evidence_seats(self, view: SeatView) -> list[int]:
         """The seats whose plays the opponent model reads: the hidden hands (with
