@@ -56,7 +56,8 @@ LEVELS: Final[dict[str, Level]] = {
         "searches the smazzata ahead: at most a second a move",
         CAMPIONE_OPTIONS,
         # 3,000 iterations since 2026-11-28 (1,500 before): a third of a point more a
-        # smazzata at 4 players; the cap stops about one early move in eight sooner.
+        # smazzata at 4 players; the cap stops about one early move in a hundred sooner
+        # (one in seven before the cheaper sampler of 2026-11-29).
         budget=Budget(iterations=3000, seconds=1.0),
     ),
     # For analysis and strong players: the same search, four independent searches of
