@@ -1,13 +1,16 @@
 """CPU seconds a move of campione and its parts, from positions with evidence.
 
-    python benchmarks/move_time.py [--positions 12] [--iterations 1500] [--json F]
+    python benchmarks/move_time.py [--positions 12] [--iterations 3000]
+        [--variants new,new_without_infer] [--json F]
 
 Issue 16 caps campione at 1 s a move on one core. Each position is a 4-player
 smazzata (preset cirulla) some moves in, played by greedy bots, so the opponent model
 has plays to weigh. Each variant searches every position with the same seed and
-iteration budget; the figure is `process_time` (CPU, not wall: a loaded machine does
-not inflate it much), mean, 90th percentile and max over the positions, and how many
-positions took over campione's 1 s cap (where the level's search would stop early):
+iteration budget (position by position, the variants in turn, so that a drift of the
+machine's speed weighs on all alike); the figure is `process_time` (CPU, not wall: a
+loaded machine does not inflate it much), mean, 90th percentile and max over the
+positions, and how many positions took over campione's 1 s cap (where the level's
+search would stop early):
 
 - `old`: the campione of 2026-11-21 (ismcts, default options);
 - `new`: today's campione (`levels.CAMPIONE_OPTIONS`), whose rejection sampler redraws
@@ -50,28 +53,34 @@ def positions(count: int) -> list[Deal]:
     return found
 
 
-def measure(deals: list[Deal], iterations: int) -> dict[str, Any]:
-    variants = {
-        "old": {},
-        "new": dict(CAMPIONE_OPTIONS),
-        "new_without_infer": {k: v for k, v in CAMPIONE_OPTIONS.items() if k not in MODEL},
-        "new_chain": {**CAMPIONE_OPTIONS, "sampler": "chain"},
-    }
-    out: dict[str, Any] = {}
-    for name, options in variants.items():
-        times = []
-        for k, deal in enumerate(deals):
-            bot = bots.get("ismcts", seed=k, budget=Budget(iterations=iterations), **options)
+VARIANTS: dict[str, dict[str, Any]] = {
+    "old": {},
+    "new": dict(CAMPIONE_OPTIONS),
+    "new_without_infer": {k: v for k, v in CAMPIONE_OPTIONS.items() if k not in MODEL},
+    "new_chain": {**CAMPIONE_OPTIONS, "sampler": "chain"},
+}
+
+
+def measure(deals: list[Deal], iterations: int, names: list[str]) -> dict[str, Any]:
+    # position by position, every variant in turn: a drift of the machine's speed
+    # during the run weighs on every variant alike
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for k, deal in enumerate(deals):
+        for name in names:
+            budget = Budget(iterations=iterations)
+            bot = bots.get("ismcts", seed=k, budget=budget, **VARIANTS[name])
             start = time.process_time()
             choose_move(bot, deal.copy())
-            times.append(time.process_time() - start)
-        ranked = sorted(times)
+            times[name].append(time.process_time() - start)
+    out: dict[str, Any] = {}
+    for name in names:
+        ranked = sorted(times[name])
         out[name] = {
-            "mean": sum(times) / len(times),
+            "mean": sum(ranked) / len(ranked),
             "p90": ranked[min(len(ranked) - 1, (9 * len(ranked)) // 10)],
             "max": ranked[-1],
-            "over_1s": sum(t > 1.0 for t in times),
-            "options": options,
+            "over_1s": sum(t > 1.0 for t in ranked),
+            "options": VARIANTS[name],
         }
     return out
 
@@ -80,14 +89,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=12)
     parser.add_argument("--iterations", type=int, default=3000)
+    parser.add_argument(
+        "--variants",
+        default=",".join(VARIANTS),
+        help=f"comma-separated, of {', '.join(VARIANTS)} (default: all)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    names = [name.strip() for name in args.variants.split(",") if name.strip()]
+    unknown = [name for name in names if name not in VARIANTS]
+    if unknown or not names:
+        parser.error(f"--variants: unknown {unknown} (known: {', '.join(VARIANTS)})")
     if not 1 <= args.positions <= 1000 or not 1 <= args.iterations <= 1_000_000:
         parser.error("--positions must be 1..1000 and --iterations 1..1,000,000")
     compiled = not cirulla.deal.__file__.endswith(".py")
     build = "compiled (mypyc)" if compiled else "pure Python"
     print(f"{build}, {platform.python_implementation()} {platform.python_version()}")
-    figures = measure(positions(args.positions), args.iterations)
+    figures = measure(positions(args.positions), args.iterations, names)
     for name, f in figures.items():
         print(
             f"{name:>18}: {f['mean']:.3f} s CPU a move (90% within {f['p90']:.3f} s, at most"

@@ -175,6 +175,23 @@ def test_the_rejection_sampler_keeps_the_law_of_a_full_shuffle(players: int) -> 
     assert max(abs(new_first[c] - p) for c, p in old_first.items()) < 0.035
 
 
+def test_the_samplers_shuffle_draws_what_random_shuffle_draws() -> None:
+    """The samplers shuffle the undealt deck with `playouts._shuffle` (compiled, unlike
+    `random.shuffle`): the same order and the same draws, so the law and the pinned moves
+    stay the same."""
+    from cirulla.bots.playouts import _shuffle
+    from cirulla.cards import full_deck
+
+    for seed in range(50):
+        for n in (0, 1, 2, 3, 17, 40):
+            ours, theirs = full_deck()[:n], full_deck()[:n]
+            a, b = random.Random(seed), random.Random(seed)
+            _shuffle(a, ours)
+            b.shuffle(theirs)
+            assert ours == theirs
+            assert a.getrandbits(64) == b.getrandbits(64)
+
+
 def test_the_rejection_sampler_deals_what_the_view_allows_and_refuses_no_tries() -> None:
     real, base, evidence, hidden = _informative(4, True)
     sampler = RejectionSampler(base, 0, evidence, random.Random(4), 20)

@@ -334,3 +334,25 @@ def test_others_epsilon_gives_the_other_sides_the_policy_in_playouts() -> None:
     assert differs > 0
     with pytest.raises(ValueError, match="others_epsilon"):
         IsmctsBot(others_epsilon=1.5)
+
+
+def test_unseen_threats_are_every_value_the_others_and_the_deck_hold() -> None:
+    """threats="unseen" reads the deck only until all ten values are in: the set must be
+    the values of every card out of the mover's hand, at every point of a smazzata."""
+    from cirulla.bots.playouts import UNSEEN, _threats
+
+    rng = random.Random(3)
+    checked = short = 0
+    for players in (2, 4):
+        for seed in range(12):
+            deal = Deal(Rules.preset("cirulla"), players, seed % players, seed=seed)
+            while not deal.is_over:
+                seat = deal.to_move
+                assert seat is not None
+                others = [c for s in range(players) if s != seat for c in deal.hand(s)]
+                want = {c.value for c in others + list(deal._deck)}
+                assert _threats(deal, seat, UNSEEN, rng) == want
+                checked += 1
+                short += len(want) < 10
+                deal.play(deal.legal_moves()[0])
+    assert checked > 500 and short > 20  # late plays, where some value is out

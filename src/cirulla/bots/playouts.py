@@ -53,6 +53,16 @@ def _below(rng: random.Random, n: int) -> int:
     return r
 
 
+def _shuffle(rng: random.Random, items: list[Card]) -> None:
+    """`rng.shuffle(items)`, drawing exactly what it draws (from the last place down,
+    each a `_randbelow` of its place + 1), without its Python layers."""
+    i = len(items) - 1
+    while i > 0:
+        j = _below(rng, i + 1)
+        items[i], items[j] = items[j], items[i]
+        i -= 1
+
+
 #: How the playouts' greedy policy judges sweep risks (`threats`).
 NEXT_HAND: Final = 0  # the next player's cards in this determinization
 UNSEEN: Final = 1  # every card in the others' hands and the deck, as the greedy bot judges
@@ -65,6 +75,18 @@ def _threats(deal: Deal, seat: int, mode: int, rng: random.Random) -> set[int]:
     nxt = deal._hands[deal._next_seat[seat]]
     if mode == NEXT_HAND:
         return {c.value for c in nxt}
+    if mode == UNSEEN:
+        # the set alone, and the deck read only until every value is in it
+        unseen: set[int] = set()
+        for other, hand in enumerate(deal._hands):
+            if other != seat:
+                for c in hand:
+                    unseen.add(c.value)
+        for c in deal._deck:
+            if len(unseen) == 10:
+                break
+            unseen.add(c.value)
+        return unseen
     pool: list[int] = []
     for other, hand in enumerate(deal._hands):
         if other != seat:
@@ -72,8 +94,6 @@ def _threats(deal: Deal, seat: int, mode: int, rng: random.Random) -> set[int]:
                 pool.append(c.value)
     for c in deal._deck:
         pool.append(c.value)
-    if mode == UNSEEN:
-        return set(pool)
     threats: set[int] = set()
     n = len(pool)
     for i in range(min(len(nxt), n)):  # a partial shuffle: the first k of a random order

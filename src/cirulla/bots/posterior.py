@@ -26,7 +26,7 @@ from ..cards import Card
 from ..deal import Deal
 from ..views import visible_hands
 from .inference import PlayEvidence
-from .playouts import _below
+from .playouts import _below, _shuffle
 
 __all__ = ["BURN_IN", "STEPS", "PosteriorSampler", "RejectionSampler"]
 
@@ -116,7 +116,7 @@ class RejectionSampler:
             free[s] = pool[at : at + size]
             at += size
         deck = pool[at:]
-        self._rng.shuffle(deck)
+        _shuffle(self._rng, deck)
         deal = self._base.copy()
         deal.assign_unseen(self._seat, free, deck)
         return deal
@@ -173,7 +173,7 @@ class PosteriorSampler:
         for _ in range(self._steps):
             self._step()
         deck = list(self._deck)
-        self._rng.shuffle(deck)
+        _shuffle(self._rng, deck)
         deal = self._base.copy()
         deal.assign_unseen(self._seat, {s: list(f) for s, f in self._free.items()}, deck)
         return deal
