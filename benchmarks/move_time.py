@@ -99,7 +99,8 @@ def main() -> None:
     names = [name.strip() for name in args.variants.split(",") if name.strip()]
     unknown = [name for name in names if name not in VARIANTS]
     if unknown or not names:
-        parser.error(f"--variants: unknown {unknown} (known: {', '.join(VARIANTS)})")
+        bad = f" (unknown: {', '.join(unknown)})" if unknown else ""
+        parser.error(f"--variants: name one or more of {', '.join(VARIANTS)}{bad}")
     if not 1 <= args.positions <= 1000 or not 1 <= args.iterations <= 1_000_000:
         parser.error("--positions must be 1..1000 and --iterations 1..1,000,000")
     compiled = not cirulla.deal.__file__.endswith(".py")
