@@ -9,6 +9,7 @@ signal, as the operating system would. Timings are generous: the machine may be 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import signal
 import time
@@ -95,6 +96,34 @@ def test_a_worker_plays_the_same_move_as_the_bot_made_here_for_that_seed() -> No
     assert campione in cirulla_view()["legal_moves"]
     assert len(pids) == 1 and pids[0] != os.getpid()
     assert wait_until(lambda: gone(pids[0])), "close() ends the workers"
+
+
+def test_every_worker_starts_even_when_the_first_is_idle_before_the_next_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The executor starts a worker on a submit only if none is idle: a slow submit (a
+    # loaded machine) gives the first worker time to finish its start-up task, and
+    # without the start-up barrier the pool would keep one worker.
+    submit = concurrent.futures.ProcessPoolExecutor.submit
+
+    def slow_submit(self: Any, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        future = submit(self, fn, *args, **kwargs)
+        time.sleep(1.0)
+        return future
+
+    monkeypatch.setattr(concurrent.futures.ProcessPoolExecutor, "submit", slow_submit)
+
+    async def main() -> list[int]:
+        pool = BotPool(2, move_seconds=30.0)
+        await pool.start()
+        try:
+            return pool.worker_pids()
+        finally:
+            await pool.close()
+
+    pids = run(main)
+    assert len(pids) == 2, f"two workers started, not {pids}"
+    assert wait_until(lambda: all(gone(p) for p in pids)), "close() ends the workers"
 
 
 def test_a_worker_killed_mid_move_gives_the_fallback_bots_move_and_a_new_pool() -> None:

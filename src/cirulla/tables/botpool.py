@@ -64,6 +64,8 @@ WORKER_NICE: Final = 5
 GRACE_SECONDS: Final = 5.0
 #: Seconds a move may wait for a free worker before the cheap bot plays it instead.
 QUEUE_SECONDS: Final = 5.0
+#: Seconds a starting worker waits for the others (then it serves anyway).
+START_SECONDS: Final = 30.0
 
 
 def default_workers() -> int:
@@ -81,12 +83,24 @@ def think(game: str, level: str, seed: int, view: dict[str, Any], max_seconds: f
     return kind.bot_move(bot, view)
 
 
+#: The start-up barrier a worker was given (`_ready` waits at it; unused after start-up).
+_start: Any = None
+
+
 def _ready() -> int:
+    """Held until every worker of the pool has started: the executor starts a worker
+    only when none is idle, so a worker done with its first task before the next is
+    submitted (a loaded machine) would leave the pool a worker short."""
+    if _start is not None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            _start.wait(timeout=START_SECONDS)
     return os.getpid()
 
 
-def _worker_init(server: int) -> None:
+def _worker_init(server: int, start: Any = None) -> None:
     """Each worker: die with the server, leave Ctrl-C to it, and yield the CPU to it."""
+    global _start
+    _start = start
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server's shutdown ends the workers
     threading.Thread(target=_exit_with, args=(server,), daemon=True).start()
     with contextlib.suppress(OSError):
@@ -156,11 +170,15 @@ class BotPool:
     # ---- life ---------------------------------------------------------------------------
     def _new_executor(self) -> concurrent.futures.ProcessPoolExecutor:
         """A new executor with every worker started (this blocks: not on the event loop)."""
+        start = self._ctx.Barrier(self.workers)
         executor = concurrent.futures.ProcessPoolExecutor(
-            self.workers, mp_context=self._ctx, initializer=_worker_init, initargs=(os.getpid(),)
+            self.workers,
+            mp_context=self._ctx,
+            initializer=_worker_init,
+            initargs=(os.getpid(), start),
         )
         futures = [executor.submit(_ready) for _ in range(self.workers)]
-        concurrent.futures.wait(futures, timeout=60)
+        concurrent.futures.wait(futures, timeout=START_SECONDS + 30)
         return executor
 
     async def start(self) -> None:
