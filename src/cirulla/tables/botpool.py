@@ -41,6 +41,7 @@ import contextlib
 import functools
 import logging
 import multiprocessing
+import multiprocessing.synchronize
 import os
 import select
 import signal
@@ -84,7 +85,7 @@ def think(game: str, level: str, seed: int, view: dict[str, Any], max_seconds: f
 
 
 #: The start-up barrier a worker was given (`_ready` waits at it; unused after start-up).
-_start: Any = None
+_start: multiprocessing.synchronize.Barrier | None = None
 
 
 def _ready() -> int:
@@ -97,7 +98,7 @@ def _ready() -> int:
     return os.getpid()
 
 
-def _worker_init(server: int, start: Any = None) -> None:
+def _worker_init(server: int, start: multiprocessing.synchronize.Barrier) -> None:
     """Each worker: die with the server, leave Ctrl-C to it, and yield the CPU to it."""
     global _start
     _start = start
