@@ -10,7 +10,7 @@ import pytest
 
 from cirulla import Deal, Rules, bots
 from cirulla.bots import LEVELS, Budget, SeatView, choose_move, level_bot
-from cirulla.bots.inference import MISSED_SCOPA, PlayEvidence
+from cirulla.bots.inference import MISSED_SCOPA, SEARCHER_FACTORS, PlayEvidence
 from cirulla.bots.levels import CAMPIONE_2026_11_21, CAMPIONE_2026_11_27, CAMPIONE_OPTIONS
 from cirulla.bots.rootpool import search_in_parallel, shutdown
 from cirulla.bots.search import IsmctsBot, worker_root_visits
@@ -233,6 +233,7 @@ def test_bonus_evidence_keeps_greedy_hands_and_rejects_undeclared_bonuses_b7() -
         {"infer": True, "missed_greedy": 0.05, "missed_bonus": 0.05},
         {"infer": True, "missed_greedy": 0.05, "infer_partner": False},
         {"others": "policy", "epsilon": 0.1, "others_epsilon": 0.0},
+        {"infer": True, "missed_greedy": 0.05, "adapt": True},
     ],
 )
 def test_search_options_play_legal_moves_the_same_for_a_seed(options: dict[str, object]) -> None:
@@ -245,6 +246,65 @@ def test_search_options_play_legal_moves_the_same_for_a_seed(options: dict[str, 
             for _ in range(2)
         ]
         assert moves[0] == moves[1] and moves[0] in view.legal
+
+
+def _whimsical_position(seed: int, stage: int) -> Deal:
+    """A 2-player smazzata in `stage` (0-based) or later, seat 0 greedy and to move with
+    a choice after seat 1 played in the stage, seat 1 playing at random: far from
+    greedy's play."""
+    deal = Deal(RULES, 2, 1, seed=seed)
+    greedy = bots.get("greedy", seed=seed)
+    rng = random.Random(seed)
+    while True:
+        seat = deal.to_move
+        assert seat is not None and not deal.is_over
+        if (
+            seat == 0
+            and deal.stage >= stage
+            and deal._stage_plays >= 2
+            and len(deal.legal_moves()) > 1
+        ):
+            return deal
+        move = choose_move(greedy, deal, 0) if seat == 0 else rng.choice(deal.legal_moves())
+        deal.play(move)
+
+
+def _evidence(deal: Deal, *factors: float, searcher: bool = True) -> PlayEvidence:
+    seat = deal.to_move
+    assert seat is not None
+    view = SeatView(deal.view(seat))
+    base = determinize(view.raw, random.Random(1))
+    return PlayEvidence(
+        base, _hidden(view), *factors, searcher=SEARCHER_FACTORS if searcher else None
+    )
+
+
+def test_adapt_reads_a_player_far_from_greedy_with_the_searcher_factors() -> None:
+    """A seat whose finished stages, their hands known now, show greedy's play skipped
+    often is weighed with SEARCHER_FACTORS; greedy players never are, and nothing is
+    judged before a stage is over."""
+    factors = (0.4, 0.1, 0.05, 0.05)
+    flagged = differs = 0
+    for seed in range(12):
+        deal = _whimsical_position(seed, 3)
+        adapted = _evidence(deal, *factors)
+        if 1 not in adapted._per_seat:
+            continue
+        flagged += 1
+        as_searcher = _evidence(deal, *SEARCHER_FACTORS, searcher=False)
+        as_greedy = _evidence(deal, *factors, searcher=False)
+        rng = random.Random(seed)
+        pool = deal.hand(1) + list(deal._deck)
+        hands = [deal.hand(1)] + [rng.sample(pool, len(deal.hand(1))) for _ in range(20)]
+        weights = [adapted.hand_weight(1, h, []) for h in hands]
+        assert weights == [as_searcher.hand_weight(1, h, []) for h in hands]
+        differs += weights != [as_greedy.hand_weight(1, h, []) for h in hands]
+    assert differs >= 3
+    assert flagged >= 9
+    for seed in range(12):
+        assert not _evidence(_whimsical_position(seed, 0), *factors)._per_seat  # first stage
+    for deal in _positions()[:80]:
+        assert not _evidence(deal, *factors)._per_seat
 
 
 def test_infer_partner_off_reads_only_the_other_sides_plays() -> None:
@@ -279,6 +339,7 @@ def test_infer_partner_off_reads_only_the_other_sides_plays() -> None:
         {"missed_greedy": 0.0},
         {"missed_bonus": 1.5},
         {"missed_capture": "x"},
+        {"adapt": "yes"},
     ],
 )
 def test_bad_search_options_are_value_errors(bad: dict[str, object]) -> None:

@@ -25,7 +25,14 @@ from ..deal import Deal
 from ..moves import Move
 from .evaluate import greedy_score
 
-__all__ = ["MISSED_BONUS", "MISSED_CAPTURE", "MISSED_GREEDY", "MISSED_SCOPA", "PlayEvidence"]
+__all__ = [
+    "MISSED_BONUS",
+    "MISSED_CAPTURE",
+    "MISSED_GREEDY",
+    "MISSED_SCOPA",
+    "SEARCHER_FACTORS",
+    "PlayEvidence",
+]
 
 #: How likely a player lays a card down while another of its cards could capture.
 MISSED_CAPTURE: Final = 0.4
@@ -38,6 +45,17 @@ MISSED_BONUS: Final = 1.0
 #: (`evaluate.greedy_score`) rates higher: 1.0, no evidence, unless a bot asks for it.
 MISSED_GREEDY: Final = 1.0
 
+#: The factors (capture, scopa, bonus, greedy) that fit a searcher's plays better than a
+#: greedy player's (`benchmarks/model_fit.py`: on the campione of 2026-11-21's hands
+#: they score +0.09 nats a hand over the uniform draw, campione's greedy ones about -0.3).
+SEARCHER_FACTORS: Final = (0.2, 0.4, 0.05, 0.3)
+#: What one play of a past stage says, in log-likelihood, for "a searcher" over "a
+#: greedy player": greedy's better play skipped, log(0.27 / 0.02); greedy's play,
+#: log(0.98 / 0.73) the other way (`benchmarks/play_rates.py`: searchers skip
+#: greedy's play in 27% of plays, normale in 1.6%).
+SEARCHER_SURPRISE: Final = 2.60
+SEARCHER_CLEAN: Final = 0.295
+
 
 class PlayEvidence:
     """The plays of hidden seats in the current stage, and what each unseen card
@@ -45,16 +63,7 @@ class PlayEvidence:
     public part is read: the moves, the tables, who played what) of the view of a
     seat that cannot see `hidden_seats`."""
 
-    __slots__ = (
-        "_bonus",
-        "_by_card",
-        "_factors",
-        "_missed_bonus",
-        "_missed_capture",
-        "_missed_greedy",
-        "_missed_scopa",
-        "_rules",
-    )
+    __slots__ = ("_bonus", "_by_card", "_factors", "_missed", "_per_seat", "_rules")
 
     def __init__(
         self,
@@ -64,6 +73,7 @@ class PlayEvidence:
         missed_scopa: float = MISSED_SCOPA,
         missed_bonus: float = MISSED_BONUS,
         missed_greedy: float = MISSED_GREEDY,
+        searcher: tuple[float, float, float, float] | None = None,
     ) -> None:
         # Per hidden seat: per past play of that seat in this stage, the unseen cards
         # that would have made it surprising, and the factor the surprise costs.
@@ -72,27 +82,47 @@ class PlayEvidence:
         # cards it has played since (its hand then was those and its hand now).
         self._bonus: dict[int, list[Card]] = {}
         self._by_card: dict[int, tuple[dict[Card, int], list[float]]] | None = None
-        self._missed_capture = missed_capture
-        self._missed_scopa = missed_scopa
-        self._missed_bonus = missed_bonus
-        self._missed_greedy = missed_greedy
+        self._missed = (missed_capture, missed_scopa, missed_bonus, missed_greedy)
+        # Hidden seats whose past stages were played as a searcher plays (`searcher`).
+        self._per_seat: dict[int, tuple[float, float, float, float]] = {}
         self._rules = base.rules
         if not hidden_seats:
             return
         replay = Deal(base.rules, base.players, base.dealer, deck=list(base.initial_deck))
         stage = base.stage
         declared: set[int] = set()
+        # Per hidden seat, its plays of the stages already over, for `searcher`.
+        past: dict[int, list[tuple[int, Card, frozenset[Card] | None]]] = {}
+        judged = searcher is None
         for move in base.moves:
             mover = replay.to_move
+            if (
+                not judged
+                and mover in hidden_seats
+                and replay.stage != stage
+                and move.kind == "play"
+            ):
+                better: frozenset[Card] | None = None  # None: nothing to judge (no table)
+                if replay._table:
+                    in_hands = sum(len(h) for h in replay._hands)
+                    better = _greedy_better(replay, move, replay.deck_left == 0 and in_hands == 1)
+                past.setdefault(mover, []).append((replay.stage, move.card, better))  # type: ignore[arg-type]
             if replay.stage == stage and mover in hidden_seats:
+                if not judged:
+                    assert searcher is not None
+                    self._judge(past, searcher)
+                    judged = True
                 if move.kind == "declare":
                     declared.add(mover)
                     self._bonus.pop(mover, None)
                 elif move.kind == "play":
                     self._note(replay, mover, move)
-                    if missed_bonus < 1.0 and mover not in declared:
+                    if self._factors_of(mover)[2] < 1.0 and mover not in declared:
                         self._bonus.setdefault(mover, []).append(move.card)  # type: ignore[arg-type]
             replay.play(move)
+        if not judged:
+            assert searcher is not None
+            self._judge(past, searcher)
         if base.rules.is_scopa:
             self._bonus.clear()
 
@@ -114,14 +144,42 @@ class PlayEvidence:
                     if not last and len(option.captured) == len(table):
                         scopa_cards.add(card)
         notes = self._factors.setdefault(mover, [])
-        if self._missed_greedy < 1.0:
+        missed_capture, missed_scopa, _, missed_greedy = self._factors_of(mover)
+        if missed_greedy < 1.0:
             better = _greedy_better(replay, move, last)
             if better:
-                notes.append((better, self._missed_greedy))
+                notes.append((better, missed_greedy))
         if not swept and scopa_cards:
-            notes.append((frozenset(scopa_cards), self._missed_scopa))
+            notes.append((frozenset(scopa_cards), missed_scopa))
         if not captured and capture_cards - scopa_cards:
-            notes.append((frozenset(capture_cards - scopa_cards), self._missed_capture))
+            notes.append((frozenset(capture_cards - scopa_cards), missed_capture))
+
+    def _factors_of(self, seat: int) -> tuple[float, float, float, float]:
+        return self._per_seat.get(seat, self._missed)
+
+    def _judge(
+        self,
+        past: dict[int, list[tuple[int, Card, frozenset[Card] | None]]],
+        searcher: tuple[float, float, float, float],
+    ) -> None:
+        """Give `searcher`'s factors to each seat whose plays in the stages already over
+        look more like a searcher's than a greedy player's. Those hands are known now
+        (a seat plays every card of a stage within it), so each play is judged with
+        the cards its seat really held: was one of them greedy's better play?"""
+        for seat, plays in past.items():
+            clean = surprised = 0
+            for i, (stage, _, better) in enumerate(plays):
+                if better is None:
+                    continue
+                rest = [c for st, c, _ in plays[i + 1 :] if st == stage]
+                if not rest:
+                    continue
+                if any(c in better for c in rest):
+                    surprised += 1
+                else:
+                    clean += 1
+            if surprised * SEARCHER_SURPRISE > clean * SEARCHER_CLEAN:
+                self._per_seat[seat] = searcher
 
     def weight(self, deal: Deal) -> float:
         """How plausible `deal`'s hidden hands are, 0 < w <= 1 (1: nothing surprising)."""
@@ -136,7 +194,7 @@ class PlayEvidence:
             w = _surprised(w, masks, factors, hands[mover], declared[mover])
         for seat, played in self._bonus.items():
             if hand_bonus_options(played + hands[seat], self._rules, frozenset(), True):
-                w *= self._missed_bonus
+                w *= self._factors_of(seat)[2]
         return w
 
     def hand_weight(self, seat: int, hand: list[Card], declared: list[Card]) -> float:
@@ -149,7 +207,7 @@ class PlayEvidence:
             w = _surprised(w, entry[0], entry[1], hand, declared)
         played = self._bonus.get(seat)
         if played is not None and hand_bonus_options(played + hand, self._rules, frozenset(), True):
-            w *= self._missed_bonus
+            w *= self._factors_of(seat)[2]
         return w
 
     def _index(self) -> dict[int, tuple[dict[Card, int], list[float]]]:

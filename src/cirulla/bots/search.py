@@ -24,6 +24,7 @@ from .inference import (
     MISSED_CAPTURE,
     MISSED_GREEDY,
     MISSED_SCOPA,
+    SEARCHER_FACTORS,
     PlayEvidence,
 )
 from .playouts import (
@@ -88,7 +89,10 @@ class IsmctsBot(Bot):
     `infer_partner=False` leaves the partner's plays out of the opponent model, which
     models greedy players and so misreads a partner who searches; `others_epsilon`
     gives the other sides their own epsilon in the tree and the playouts (0: the
-    greedy policy always, as greedy players play)."""
+    greedy policy always, as greedy players play); `adapt=True` gives the model's
+    searcher factors (`inference.SEARCHER_FACTORS`) to a seat whose plays in the
+    smazzata's finished stages, their hands now known, skipped greedy's play more often
+    than a greedy player does."""
 
     name = "ismcts"
 
@@ -113,6 +117,7 @@ class IsmctsBot(Bot):
         sampler: str = "reject",
         infer_partner: bool = True,
         others_epsilon: float | None = None,
+        adapt: bool = False,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
@@ -123,6 +128,8 @@ class IsmctsBot(Bot):
             raise ValueError(f"prior must be None or 'expert', not {prior!r}")
         if not isinstance(infer, bool):
             raise ValueError(f"infer must be True or False, not {infer!r}")
+        if not isinstance(adapt, bool):
+            raise ValueError(f"adapt must be True or False, not {adapt!r}")
         if not isinstance(infer_partner, bool):
             raise ValueError(f"infer_partner must be True or False, not {infer_partner!r}")
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -169,6 +176,7 @@ class IsmctsBot(Bot):
         self.prior_weight = prior_weight
         self.infer = infer
         self.infer_partner = infer_partner
+        self.adapt = adapt
         self.workers = workers
         self.last_iterations = 0
 
@@ -191,6 +199,7 @@ class IsmctsBot(Bot):
             "sampler": self.sampler,
             "infer_partner": self.infer_partner,
             "others_epsilon": self.others_epsilon,
+            "adapt": self.adapt,
         }
 
     def choose(self, view: SeatView) -> Move:
@@ -299,7 +308,12 @@ class IsmctsBot(Bot):
         seat = view.seat
         if not self.infer:
             return lambda: self._sample(base, seat)
-        evidence = PlayEvidence(base, self.evidence_seats(view), *self.missed)
+        evidence = PlayEvidence(
+            base,
+            self.evidence_seats(view),
+            *self.missed,
+            searcher=SEARCHER_FACTORS if self.adapt else None,
+        )
         if not evidence.informative:
             return lambda: self._sample(base, seat)
         if self.sampler == "chain" or (self.sampler == "auto" and view.players == 2):
