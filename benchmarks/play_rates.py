@@ -34,7 +34,7 @@ from cirulla.bots.base import Bot, SeatView
 from cirulla.bots.inference import _greedy_better
 from cirulla.bots.levels import CAMPIONE_2026_11_21
 from cirulla.bots.stats import wilson_interval
-from cirulla.cards import Card
+from cirulla.moves import Move
 
 BOTS = ("facile", "normale", "difficile", "old", "campione")
 
@@ -46,12 +46,16 @@ def make(name: str, seed: int) -> Bot:
     return level_bot(name, seed=seed)
 
 
-def surprises(deal: Deal, seat: int, card: Card, captured: int, swept: bool) -> dict[str, Any]:
-    """Which of the model's surprises a play of `card` by `seat` (its hand as dealt in
-    `deal`, before the play) made, and which it could have made."""
+def surprises(deal: Deal, seat: int, move: Move) -> dict[str, bool]:
+    """Which of the model's surprises `seat`'s play `move` made, judged with its real
+    hand (`deal` before the play, its table not empty), and which it could have made."""
     table = deal.table
+    card = move.card
+    assert card is not None and table
     in_hands = sum(len(deal.hand(s)) for s in range(deal.players))
     last = deal.deck_left == 0 and in_hands == 1
+    captured = len(move.captured)
+    swept = captured > 0 and captured == len(table)
     rest = [c for c in deal.hand(seat) if c is not card]
     can_capture = can_sweep = False  # a card that captures but cannot sweep; one that sweeps
     for other in rest:
@@ -63,19 +67,20 @@ def surprises(deal: Deal, seat: int, card: Card, captured: int, swept: bool) -> 
                     sweeps = True
         can_sweep = can_sweep or sweeps
         can_capture = can_capture or (captures and not sweeps)
+    better = _greedy_better(deal, move, last)
     return {
-        "greedy": False,  # filled by the caller, which has the move
-        "scopa": bool(table) and not swept and can_sweep,
-        "scopa_possible": bool(table) and can_sweep,
-        "capture": bool(table) and not captured and can_capture,
-        "capture_possible": bool(table) and can_capture,
+        "greedy": any(c in better for c in rest),
+        "scopa": not swept and can_sweep,
+        "scopa_possible": can_sweep,
+        "capture": not captured and can_capture,
+        "capture_possible": can_capture,
     }
 
 
 def run(name: str, deals: int, players: int, seed: int) -> dict[str, Any]:
     rules = Rules.preset("cirulla")
-    counts = {k: 0 for k in ("plays", "greedy", "scopa", "scopa_possible", "capture")}
-    counts["capture_possible"] = 0
+    keys = ("plays", "greedy", "scopa", "scopa_possible", "capture", "capture_possible")
+    counts = dict.fromkeys(keys, 0)
     for d in range(deals):
         deal = Deal(rules, players=players, dealer=d % players, seed=seed * 1000 + d)
         bots = [
@@ -89,19 +94,11 @@ def run(name: str, deals: int, players: int, seed: int) -> dict[str, Any]:
             if (
                 deal.side_of(seat) == 0
                 and move.kind == "play"
-                and move.card is not None
                 and len(deal.hand(seat)) > 1
                 and deal.table
             ):
-                captured = len(move.captured)
-                swept = captured > 0 and captured == len(deal.table)
-                noted = surprises(deal, seat, move.card, captured, swept)
-                in_hands = sum(len(deal.hand(s)) for s in range(deal.players))
-                last = deal.deck_left == 0 and in_hands == 1
-                better = _greedy_better(deal, move, last)
-                noted["greedy"] = any(c in better for c in deal.hand(seat) if c is not move.card)
                 counts["plays"] += 1
-                for key, hit in noted.items():
+                for key, hit in surprises(deal, seat, move).items():
                     counts[key] += int(hit)
             deal.play(move)
     plays = counts["plays"]
