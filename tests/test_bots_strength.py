@@ -234,6 +234,7 @@ def test_bonus_evidence_keeps_greedy_hands_and_rejects_undeclared_bonuses_b7() -
         {"infer": True, "missed_greedy": 0.05, "infer_partner": False},
         {"others": "policy", "epsilon": 0.1, "others_epsilon": 0.0},
         {"infer": True, "missed_greedy": 0.05, "adapt": True},
+        {"infer": True, "missed_greedy": 0.05, "mixture": True},
     ],
 )
 def test_search_options_play_legal_moves_the_same_for_a_seed(options: dict[str, object]) -> None:
@@ -269,13 +270,27 @@ def _whimsical_position(seed: int, stage: int) -> Deal:
         deal.play(move)
 
 
-def _evidence(deal: Deal, *factors: float, searcher: bool = True) -> PlayEvidence:
+Factors = tuple[float, float, float, float]
+CAMPIONE_FACTORS: Factors = (0.4, 0.1, 0.05, 0.05)
+
+
+def _evidence(
+    deal: Deal, factors: Factors, searcher: bool = True, mixture: bool = False
+) -> PlayEvidence:
     seat = deal.to_move
     assert seat is not None
     view = SeatView(deal.view(seat))
     base = determinize(view.raw, random.Random(1))
+    capture, scopa, bonus, greedy = factors
     return PlayEvidence(
-        base, _hidden(view), *factors, searcher=SEARCHER_FACTORS if searcher else None
+        base,
+        _hidden(view),
+        capture,
+        scopa,
+        bonus,
+        greedy,
+        searcher=SEARCHER_FACTORS if searcher else None,
+        mixture=mixture,
     )
 
 
@@ -283,16 +298,15 @@ def test_adapt_reads_a_player_far_from_greedy_with_the_searcher_factors() -> Non
     """A seat whose finished stages, their hands known now, show greedy's play skipped
     often is weighed with SEARCHER_FACTORS; greedy players never are, and nothing is
     judged before a stage is over."""
-    factors = (0.4, 0.1, 0.05, 0.05)
     flagged = differs = 0
     for seed in range(12):
         deal = _whimsical_position(seed, 3)
-        adapted = _evidence(deal, *factors)
+        adapted = _evidence(deal, CAMPIONE_FACTORS)
         if 1 not in adapted._per_seat:
             continue
         flagged += 1
-        as_searcher = _evidence(deal, *SEARCHER_FACTORS, searcher=False)
-        as_greedy = _evidence(deal, *factors, searcher=False)
+        as_searcher = _evidence(deal, SEARCHER_FACTORS, searcher=False)
+        as_greedy = _evidence(deal, CAMPIONE_FACTORS, searcher=False)
         rng = random.Random(seed)
         pool = deal.hand(1) + list(deal._deck)
         hands = [deal.hand(1)] + [rng.sample(pool, len(deal.hand(1))) for _ in range(20)]
@@ -302,9 +316,50 @@ def test_adapt_reads_a_player_far_from_greedy_with_the_searcher_factors() -> Non
     assert differs >= 3
     assert flagged >= 9
     for seed in range(12):
-        assert not _evidence(_whimsical_position(seed, 0), *factors)._per_seat  # first stage
+        assert not _evidence(
+            _whimsical_position(seed, 0), CAMPIONE_FACTORS
+        )._per_seat  # first stage
     for deal in _positions()[:80]:
-        assert not _evidence(deal, *factors)._per_seat
+        assert not _evidence(deal, CAMPIONE_FACTORS)._per_seat
+
+
+def test_mixture_weighs_each_seat_as_greedy_or_searcher_by_its_finished_stages() -> None:
+    """With `mixture` a seat's weight is the greedy model's and the searcher's, mixed by
+    the chance its finished stages give it of being a searcher: even before any, near
+    0 for a greedy player after a few clean stages, near 1 for one far from greedy."""
+
+    def check(deal: Deal, seat: int) -> float:
+        mixed = _evidence(deal, CAMPIONE_FACTORS, mixture=True)
+        share = mixed._share.get(seat, 0.5)
+        as_greedy = _evidence(deal, CAMPIONE_FACTORS, searcher=False)
+        as_searcher = _evidence(deal, SEARCHER_FACTORS, searcher=False)
+        rng = random.Random(seat)
+        pool = deal.hand(seat) + list(deal._deck)
+        size = len(deal.hand(seat))
+        for hand in [deal.hand(seat)] + [rng.sample(pool, size) for _ in range(20)]:
+            g = as_greedy.hand_weight(seat, hand, [])
+            s = as_searcher.hand_weight(seat, hand, [])
+            assert mixed.hand_weight(seat, hand, []) == pytest.approx((1 - share) * g + share * s)
+        hands = [list(h) for h in deal._hands]
+        declared = [list(d) for d in deal._pending]
+        weight = 1.0
+        for other in _hidden(SeatView(deal.view(deal.to_move))):
+            weight *= mixed.hand_weight(other, hands[other], declared[other])
+        assert mixed.weight(deal) == pytest.approx(weight)
+        return share
+
+    whimsical = [check(_whimsical_position(seed, 3), 1) for seed in range(8)]
+    assert min(whimsical) > 0.9
+    assert check(_whimsical_position(0, 0), 1) == 0.5  # no finished stage: even odds
+    greedy = []
+    for deal in _positions()[:120]:
+        if deal.stage >= 2:
+            seat = deal.to_move
+            assert seat is not None
+            greedy.append(check(deal, (seat + 1) % 4))
+    assert greedy and max(greedy) < 0.5 and sum(greedy) / len(greedy) < 0.35
+    with pytest.raises(ValueError, match="searcher"):
+        PlayEvidence(_positions()[0], [1], mixture=True)
 
 
 def test_infer_partner_off_reads_only_the_other_sides_plays() -> None:
@@ -340,6 +395,8 @@ def test_infer_partner_off_reads_only_the_other_sides_plays() -> None:
         {"missed_bonus": 1.5},
         {"missed_capture": "x"},
         {"adapt": "yes"},
+        {"mixture": 1},
+        {"adapt": True, "mixture": True},
     ],
 )
 def test_bad_search_options_are_value_errors(bad: dict[str, object]) -> None:

@@ -17,6 +17,7 @@ public state; the hidden cards of the determinization only enter `weight`.
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 from ..bonuses import hand_bonus_options
@@ -63,7 +64,17 @@ class PlayEvidence:
     public part is read: the moves, the tables, who played what) of the view of a
     seat that cannot see `hidden_seats`."""
 
-    __slots__ = ("_bonus", "_by_card", "_factors", "_missed", "_per_seat", "_rules")
+    __slots__ = (
+        "_alt",
+        "_bonus",
+        "_by_card",
+        "_factors",
+        "_missed",
+        "_per_seat",
+        "_rules",
+        "_searcher",
+        "_share",
+    )
 
     def __init__(
         self,
@@ -74,6 +85,7 @@ class PlayEvidence:
         missed_bonus: float = MISSED_BONUS,
         missed_greedy: float = MISSED_GREEDY,
         searcher: tuple[float, float, float, float] | None = None,
+        mixture: bool = False,
     ) -> None:
         # Per hidden seat: per past play of that seat in this stage, the unseen cards
         # that would have made it surprising, and the factor the surprise costs.
@@ -85,6 +97,13 @@ class PlayEvidence:
         self._missed = (missed_capture, missed_scopa, missed_bonus, missed_greedy)
         # Hidden seats whose past stages were played as a searcher plays (`searcher`).
         self._per_seat: dict[int, tuple[float, float, float, float]] = {}
+        # `mixture`: each note's factor for a searcher too (in `_factors`' order), and
+        # per hidden seat the chance, from its finished stages, that it is one.
+        if mixture and searcher is None:
+            raise ValueError("a mixture needs the searcher's factors")
+        self._searcher = searcher if mixture else None
+        self._alt: dict[int, list[float]] = {}
+        self._share: dict[int, float] = {}
         self._rules = base.rules
         if not hidden_seats:
             return
@@ -117,7 +136,10 @@ class PlayEvidence:
                     self._bonus.pop(mover, None)
                 elif move.kind == "play":
                     self._note(replay, mover, move)
-                    if self._factors_of(mover)[2] < 1.0 and mover not in declared:
+                    bonus = self._factors_of(mover)[2]
+                    if self._searcher is not None:
+                        bonus = min(bonus, self._searcher[2])
+                    if bonus < 1.0 and mover not in declared:
                         self._bonus.setdefault(mover, []).append(move.card)  # type: ignore[arg-type]
             replay.play(move)
         if not judged:
@@ -145,14 +167,29 @@ class PlayEvidence:
                         scopa_cards.add(card)
         notes = self._factors.setdefault(mover, [])
         missed_capture, missed_scopa, _, missed_greedy = self._factors_of(mover)
-        if missed_greedy < 1.0:
+        alt = self._searcher
+        if alt is None:
+            if missed_greedy < 1.0:
+                better = _greedy_better(replay, move, last)
+                if better:
+                    notes.append((better, missed_greedy))
+            if not swept and scopa_cards:
+                notes.append((frozenset(scopa_cards), missed_scopa))
+            if not captured and capture_cards - scopa_cards:
+                notes.append((frozenset(capture_cards - scopa_cards), missed_capture))
+            return
+        alts = self._alt.setdefault(mover, [])
+        if missed_greedy < 1.0 or alt[3] < 1.0:
             better = _greedy_better(replay, move, last)
             if better:
                 notes.append((better, missed_greedy))
+                alts.append(alt[3])
         if not swept and scopa_cards:
             notes.append((frozenset(scopa_cards), missed_scopa))
+            alts.append(alt[1])
         if not captured and capture_cards - scopa_cards:
             notes.append((frozenset(capture_cards - scopa_cards), missed_capture))
+            alts.append(alt[0])
 
     def _factors_of(self, seat: int) -> tuple[float, float, float, float]:
         return self._per_seat.get(seat, self._missed)
@@ -178,7 +215,10 @@ class PlayEvidence:
                     surprised += 1
                 else:
                     clean += 1
-            if surprised * SEARCHER_SURPRISE > clean * SEARCHER_CLEAN:
+            evidence = surprised * SEARCHER_SURPRISE - clean * SEARCHER_CLEAN
+            if self._searcher is not None:  # even odds before any play, then Bayes
+                self._share[seat] = 1.0 / (1.0 + math.exp(-evidence))
+            elif evidence > 0.0:
                 self._per_seat[seat] = searcher
 
     def weight(self, deal: Deal) -> float:
@@ -188,6 +228,11 @@ class PlayEvidence:
     def weight_of(self, hands: list[list[Card]], declared: list[list[Card]]) -> float:
         """`weight` of a deal whose seats hold `hands` (declared cards among them), so
         that a sampler can weigh hands before it builds a deal of them."""
+        if self._searcher is not None:
+            w = 1.0
+            for seat in self._mixed_seats():
+                w *= self.hand_weight(seat, hands[seat], declared[seat])
+            return w
         w = 1.0
         for mover, (masks, factors) in self._index().items():
             # the declared cards are public: the same in every sample
@@ -203,12 +248,35 @@ class PlayEvidence:
         moving one card need not weigh every hand again."""
         w = 1.0
         entry = self._index().get(seat)
+        alt = self._searcher
+        if alt is not None:
+            # a greedy player with the chance it is one, a searcher with the rest
+            g = s = 1.0
+            if entry is not None:
+                g = _surprised(1.0, entry[0], entry[1], hand, declared)
+                s = _surprised(1.0, entry[0], self._alt.get(seat, []), hand, declared)
+            played = self._bonus.get(seat)
+            if played is not None and hand_bonus_options(
+                played + hand, self._rules, frozenset(), True
+            ):
+                g *= self._missed[2]
+                s *= alt[2]
+            share = self._share.get(seat, 0.5)
+            return (1.0 - share) * g + share * s
         if entry is not None:
             w = _surprised(w, entry[0], entry[1], hand, declared)
         played = self._bonus.get(seat)
         if played is not None and hand_bonus_options(played + hand, self._rules, frozenset(), True):
             w *= self._factors_of(seat)[2]
         return w
+
+    def _mixed_seats(self) -> list[int]:
+        """The seats a mixture weighs: those with notes or an undeclared first play."""
+        seats = list(self._factors)
+        for seat in self._bonus:
+            if seat not in self._factors:
+                seats.append(seat)
+        return seats
 
     def _index(self) -> dict[int, tuple[dict[Card, int], list[float]]]:
         """Per hidden seat: each card's notes it would make surprising (a bit per note),

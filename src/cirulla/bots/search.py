@@ -92,7 +92,8 @@ class IsmctsBot(Bot):
     greedy policy always, as greedy players play); `adapt=True` gives the model's
     searcher factors (`inference.SEARCHER_FACTORS`) to a seat whose plays in the
     smazzata's finished stages, their hands now known, skipped greedy's play more often
-    than a greedy player does."""
+    than a greedy player does; `mixture=True` weighs every hidden seat as a greedy
+    player or a searcher, even odds before its finished stages tell."""
 
     name = "ismcts"
 
@@ -118,6 +119,7 @@ class IsmctsBot(Bot):
         infer_partner: bool = True,
         others_epsilon: float | None = None,
         adapt: bool = False,
+        mixture: bool = False,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
@@ -130,6 +132,10 @@ class IsmctsBot(Bot):
             raise ValueError(f"infer must be True or False, not {infer!r}")
         if not isinstance(adapt, bool):
             raise ValueError(f"adapt must be True or False, not {adapt!r}")
+        if not isinstance(mixture, bool):
+            raise ValueError(f"mixture must be True or False, not {mixture!r}")
+        if adapt and mixture:
+            raise ValueError("adapt and mixture are two readings of the same plays: choose one")
         if not isinstance(infer_partner, bool):
             raise ValueError(f"infer_partner must be True or False, not {infer_partner!r}")
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -177,6 +183,7 @@ class IsmctsBot(Bot):
         self.infer = infer
         self.infer_partner = infer_partner
         self.adapt = adapt
+        self.mixture = mixture
         self.workers = workers
         self.last_iterations = 0
 
@@ -200,6 +207,7 @@ class IsmctsBot(Bot):
             "infer_partner": self.infer_partner,
             "others_epsilon": self.others_epsilon,
             "adapt": self.adapt,
+            "mixture": self.mixture,
         }
 
     def choose(self, view: SeatView) -> Move:
@@ -312,7 +320,8 @@ class IsmctsBot(Bot):
             base,
             self.evidence_seats(view),
             *self.missed,
-            searcher=SEARCHER_FACTORS if self.adapt else None,
+            searcher=SEARCHER_FACTORS if self.adapt or self.mixture else None,
+            mixture=self.mixture,
         )
         if not evidence.informative:
             return lambda: self._sample(base, seat)
