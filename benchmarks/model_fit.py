@@ -17,7 +17,8 @@ Seat 0's partner plays normale too; the other side plays each of `--opponents`
 (`old`: the campione of 2026-11-21, `campione`: today's), and the score is given
 for them apart from the partner. The factor sets (`missed_capture, missed_scopa,
 missed_bonus, missed_greedy`) are those of `MODELS` and `--model`; a name ending
-"+adapt" adds the search's `adapt` (`PlayEvidence(searcher=SEARCHER_FACTORS)`).
+"+adapt" adds the search's `adapt` (`PlayEvidence(searcher=SEARCHER_FACTORS)`), one
+ending "+mixture" its `mixture`.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ MODELS: Final[dict[str, Factors]] = {
     # campione's, but SEARCHER_FACTORS for a seat whose finished stages look a
     # searcher's (the ismcts option `adapt`): a name ending "+adapt" means that
     "campione+adapt": (0.4, 0.1, 0.05, 0.05),
+    "campione+mixture": (0.4, 0.1, 0.05, 0.05),  # and "+mixture" the option `mixture`
 }
 
 
@@ -72,8 +74,9 @@ def score(
         draws.append(d)
     out: dict[int, dict[str, float]] = {s: {} for s in hidden}
     for name, factors in models.items():
-        searcher = SEARCHER_FACTORS if name.endswith("+adapt") else None
-        evidence = PlayEvidence(base, hidden, *factors, searcher=searcher)
+        mixture = name.endswith("+mixture")
+        searcher = SEARCHER_FACTORS if mixture or name.endswith("+adapt") else None
+        evidence = PlayEvidence(base, hidden, *factors, searcher=searcher, mixture=mixture)
         for s in hidden:
             w_real = evidence.hand_weight(s, real.hand(s), real.declared(s))
             mean = statistics.fmean(
@@ -151,7 +154,7 @@ def main() -> int:
         default=[],
         metavar="NAME=C,S,B,G",
         help="another factor set to score: missed_capture, _scopa, _bonus, _greedy "
-        "(a NAME ending +adapt: with the search's adapt)",
+        "(a NAME ending +adapt or +mixture: with that option of the search)",
     )
     p.add_argument("--json", type=Path)
     args = p.parse_args()

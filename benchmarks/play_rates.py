@@ -30,9 +30,9 @@ from typing import Any
 
 from cirulla import Deal, Rules
 from cirulla.bots import get, level_bot
-from cirulla.bots.base import Bot, SeatView
+from cirulla.bots.base import Bot, Budget, SeatView
 from cirulla.bots.inference import _greedy_better
-from cirulla.bots.levels import CAMPIONE_2026_11_21
+from cirulla.bots.levels import CAMPIONE_2026_11_21, LEVELS
 from cirulla.bots.stats import wilson_interval
 from cirulla.moves import Move
 
@@ -40,9 +40,12 @@ BOTS = ("facile", "normale", "difficile", "old", "campione")
 
 
 def make(name: str, seed: int) -> Bot:
-    if name == "old":
-        spec = CAMPIONE_2026_11_21
-        return get(spec.bot, seed=seed, budget=spec.budget, **spec.options)
+    """A bot of level `name` ("old": the campione of 2026-11-21); the searchers without
+    their 1 s cap, as in the arena runs, so that the machine's load cannot change a move."""
+    spec = {"old": CAMPIONE_2026_11_21, "campione": LEVELS["campione"]}.get(name)
+    if spec is not None:
+        iterations = spec.budget.iterations if spec.budget else None
+        return get(spec.bot, seed=seed, budget=Budget(iterations=iterations), **spec.options)
     return level_bot(name, seed=seed)
 
 
