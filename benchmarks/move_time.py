@@ -18,7 +18,9 @@ search would stop early):
 - `new_without_infer`: the same without the opponent model, so the difference is what
   sampling by the model costs;
 - `new_chain`: today's campione drawing the model's posterior by its Metropolis chain
-  (`sampler="chain"`), at a cost a sample that does not grow with the evidence.
+  (`sampler="chain"`), at a cost a sample that does not grow with the evidence;
+- `new_mixture`: today's campione weighing each hidden seat as a greedy player or a
+  searcher (`mixture=True`, docs/strength.md).
 
 Campione's own budget is `--iterations 3000` (1,500 until 2026-11-28).
 """
@@ -58,6 +60,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "new": dict(CAMPIONE_OPTIONS),
     "new_without_infer": {k: v for k, v in CAMPIONE_OPTIONS.items() if k not in MODEL},
     "new_chain": {**CAMPIONE_OPTIONS, "sampler": "chain"},
+    "new_mixture": {**CAMPIONE_OPTIONS, "mixture": True},
 }
 
 

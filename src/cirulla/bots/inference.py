@@ -47,8 +47,8 @@ MISSED_BONUS: Final = 1.0
 MISSED_GREEDY: Final = 1.0
 
 #: The factors (capture, scopa, bonus, greedy) that fit a searcher's plays better than a
-#: greedy player's (`benchmarks/model_fit.py`: on the campione of 2026-11-21's hands
-#: they score +0.09 nats a hand over the uniform draw, campione's greedy ones about -0.3).
+#: greedy player's (`benchmarks/model_fit.py`, 4 players: on the campione of 2026-11-21's
+#: hands they score +0.12 nats a hand over the uniform draw, campione's greedy ones -0.23).
 SEARCHER_FACTORS: Final = (0.2, 0.4, 0.05, 0.3)
 #: What one play of a past stage says, in log-likelihood, for "a searcher" over "a
 #: greedy player": greedy's better play skipped, log(0.27 / 0.02); greedy's play,
