@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import stack
 
 from cirulla import Deal, Game, Rules, full_deck, game_record
 from cirulla.analyse_cli import analyse_record
@@ -16,6 +17,7 @@ from cirulla.bots import Bot, choose_move, get, level_bot
 from cirulla.bots.coach import CLASSES, THRESHOLDS, advise, classify, game_of, positions
 from cirulla.cli import main
 from cirulla.determinize import determinize
+from cirulla.gateway.coach import HINT_LEAST_SAMPLES
 
 RULES = Rules.preset("cirulla")
 
@@ -113,6 +115,25 @@ def test_coach_refuses_what_it_cannot_judge() -> None:
         advise(deal.view(seat), samples=None, seconds=None)
     with pytest.raises(ValueError, match="samples"):
         advise(deal.view(seat), samples=0)
+
+
+def test_coach_draws_at_least_least_samples_however_short_the_time() -> None:
+    """A hint on a busy machine: the clock alone would stop after a draw or two, a coin
+    toss; `least` keeps the draws that make the advice sound (the server's hint: 100)."""
+    # the guest's obvious sweep of tests/test_web_coach.py: 2C takes 7D+AC+2H+3S by 15
+    deck = [
+        str(c)
+        for c in stack(2, 1, [["2C", "KS", "QH"], ["4C", "5S", "6H"]], ["7D", "AC", "2H", "3S"])
+    ]
+    view = Deal(RULES, 2, 1, deck=deck).view(0)
+    assert advise(view, samples=300, seconds=1e-9, seed=1).samples == 1
+    assert advise(view, samples=300, seconds=1e-9, seed=1, least=100).samples == 100
+    assert advise(view, samples=40, seconds=1e-9, seed=1, least=100).samples == 40
+    named = [advise(view, samples=HINT_LEAST_SAMPLES, seed=s).best for s in range(20)]
+    assert named.count("2Cx7D2HAC3S") >= 19
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="least"):
+            advise(view, samples=10, least=bad)  # type: ignore[arg-type]
 
 
 def _play_partita(bots: list[Bot], seed: int, hands: int, players: int = 2) -> dict[str, Any]:

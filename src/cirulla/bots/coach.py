@@ -126,12 +126,15 @@ def advise(
     seconds: float | None = None,
     seed: int = 0,
     epsilon: float = PLAYOUT_EPSILON,
+    least: int = 1,
 ) -> Advice:
     """Every legal move's value for the seat to move, from that seat's view only.
 
     Budget: at most `samples` draws of the hidden cards and at most `seconds` (checked
-    between draws, so every move is always judged on the same draws); at least one
-    draw. With `samples` binding, the result is a function of the view and `seed`.
+    between draws, so every move is always judged on the same draws), but at least
+    `least` draws whatever the clock says (on a slow or busy machine a few draws would
+    be a coin toss). With `samples` binding, the result is a function of the view and
+    `seed`.
     ValueError for a spectator's view, a finished smazzata or another seat's turn.
     """
     seat_view = view if isinstance(view, SeatView) else SeatView(view)
@@ -143,6 +146,8 @@ def advise(
         raise ValueError(f"seconds must be positive, not {seconds!r}")
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon must be between 0 and 1, not {epsilon!r}")
+    if not isinstance(least, int) or isinstance(least, bool) or least < 1:
+        raise ValueError(f"least must be a positive whole number, not {least!r}")
     raw = seat_view.raw
     if raw.get("is_over") or seat_view.to_move != seat_view.seat:
         raise ValueError("the coach advises the seat to move, in a smazzata not over")
@@ -167,7 +172,7 @@ def advise(
             for s, t in enumerate(totals):
                 side_sums[i][s] += t
         done += 1
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and done >= least and time.perf_counter() > deadline:
             break
     return Advice(
         seat=seat,
@@ -303,8 +308,8 @@ def report(game: Game, moves: list[dict[str, Any]], **meta: Any) -> dict[str, An
 
 
 def hint(
-    view: dict[str, Any], samples: int | None, seconds: float | None, seed: int
+    view: dict[str, Any], samples: int | None, seconds: float | None, seed: int, least: int = 1
 ) -> dict[str, Any]:
     """The coach's advice for the seat to move, JSON-ready (the server's hint button:
     this runs in a bot worker process)."""
-    return advise(view, samples=samples, seconds=seconds, seed=seed).to_dict()
+    return advise(view, samples=samples, seconds=seconds, seed=seed, least=least).to_dict()
