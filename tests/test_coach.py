@@ -14,10 +14,18 @@ from conftest import stack
 from cirulla import Deal, Game, Rules, full_deck, game_record
 from cirulla.analyse_cli import analyse_record
 from cirulla.bots import Bot, choose_move, get, level_bot
-from cirulla.bots.coach import CLASSES, THRESHOLDS, advise, classify, game_of, positions
+from cirulla.bots.coach import (
+    CLASSES,
+    LEAST_SAMPLES,
+    THRESHOLDS,
+    advise,
+    classify,
+    game_of,
+    positions,
+)
 from cirulla.cli import main
 from cirulla.determinize import determinize
-from cirulla.gateway.coach import HINT_LEAST_SAMPLES
+from cirulla.gateway.coach import ANALYSIS_SECONDS, HINT_LEAST_SAMPLES
 
 RULES = Rules.preset("cirulla")
 
@@ -129,8 +137,9 @@ def test_coach_draws_at_least_least_samples_however_short_the_time() -> None:
     assert advise(view, samples=300, seconds=1e-9, seed=1).samples == 1
     assert advise(view, samples=300, seconds=1e-9, seed=1, least=100).samples == 100
     assert advise(view, samples=40, seconds=1e-9, seed=1, least=100).samples == 40
-    named = [advise(view, samples=HINT_LEAST_SAMPLES, seed=s).best for s in range(20)]
+    named = [advise(view, samples=LEAST_SAMPLES, seed=s).best for s in range(20)]
     assert named.count("2Cx7D2HAC3S") >= 19
+    assert HINT_LEAST_SAMPLES == LEAST_SAMPLES
     for bad in (0, -3, 2.5, True):
         with pytest.raises(ValueError, match="least"):
             advise(view, samples=10, least=bad)  # type: ignore[arg-type]
@@ -220,6 +229,33 @@ def test_cli_analyse_prints_and_writes_json_the_same_in_any_number_of_processes(
     assert "mean loss" in quiet and "played" not in quiet
     a, b = json.loads(one.read_text()), json.loads(two.read_text())
     assert a == b and a["moves"] and a["format"] == "cirulla.analysis/1"
+
+
+def test_a_timed_analysis_still_judges_every_move_on_at_least_least_draws(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server's analysis (1 s a move) and `cirulla analyse --seconds` on a busy
+    machine: the clock would cut a move to a draw or two, `least` keeps the floor."""
+    record = json.loads(_record_file(tmp_path).read_text())
+    assert ANALYSIS_SECONDS > 0
+    short = analyse_record(record, samples=400, seconds=1e-9, seed=1)
+    assert {m["samples"] for m in short["moves"]} == {1}
+    floored = analyse_record(record, samples=400, seconds=1e-9, seed=1, least=30)
+    assert {m["samples"] for m in floored["moves"]} == {30} and floored["least"] == 30
+    capped = analyse_record(record, samples=12, seconds=1e-9, seed=1, least=30)
+    assert {m["samples"] for m in capped["moves"]} == {12}
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="least"):
+            analyse_record(record, samples=5, least=bad)  # type: ignore[arg-type]
+    path = tmp_path / "partita.json"
+    out = tmp_path / "timed.json"
+    argv = ["analyse", str(path), "--seconds", "1e-9", "--least", "7", "--quiet"]
+    assert main([*argv, "--processes", "1", "--json", str(out)]) == 0
+    written = json.loads(out.read_text())
+    assert {m["samples"] for m in written["moves"]} == {7} and written["least"] == 7
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["analyse", str(path), "--seconds", "1", "--least", "0"])
 
 
 def test_cli_analyse_rejects_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

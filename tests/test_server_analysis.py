@@ -27,6 +27,7 @@ from test_store import Backend, new_table
 from test_store import backend as backend  # the fixture
 
 from cirulla import Game, Rules, game_record
+from cirulla.bots.coach import DEFAULT_SAMPLES, LEAST_SAMPLES
 from cirulla.store import RecordPlayer, Store
 from cirulla.store.coach import CoachStore
 
@@ -159,6 +160,9 @@ def test_one_click_analyses_a_finished_partita_once_in_the_workers(
     for m in analysis["moves"]:
         assert {"deal", "index", "seat", "played", "best", "loss", "class", "values"} <= set(m)
         assert m["loss"] >= 0 and m["played"] in m["values"]
+        # however busy the machine, never judged on fewer draws than the floor
+        assert LEAST_SAMPLES <= m["samples"] <= DEFAULT_SAMPLES
+    assert analysis["least"] == LEAST_SAMPLES
     assert [s["seat"] for s in analysis["summary"]] == [0, 1]
     # the player's first play is the hint (a bonus hand's automatic accuso, B8, when the
     # random deal gives one, comes before it in the record)

@@ -23,6 +23,7 @@ from rich.table import Table
 from .bots.coach import (
     CLASSES,
     DEFAULT_SAMPLES,
+    LEAST_SAMPLES,
     analyse_position,
     game_of,
     positions,
@@ -55,15 +56,19 @@ def analyse_record(
     samples: int | None = DEFAULT_SAMPLES,
     seconds: float | None = None,
     seed: int = 0,
+    least: int = 1,
     processes: int = 1,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Every move of the record's partita (or of `seat`) judged, and a summary per seat.
+    With `seconds`, each move still gets at least `least` draws (see `advise`).
 
     RecordError if the record does not replay, ValueError for a bad seat or budget."""
     game = game_of(record)
     todo = list(positions(game, seat))
-    job = partial(analyse_position, samples=samples, seconds=seconds, seed=seed)
+    if not isinstance(least, int) or isinstance(least, bool) or least < 1:
+        raise ValueError(f"least must be a positive whole number, not {least!r}")
+    job = partial(analyse_position, samples=samples, seconds=seconds, seed=seed, least=least)
     moves: list[dict[str, Any]] = []
     results: Iterable[dict[str, Any]]
     if processes > 1 and len(todo) > 1:
@@ -72,7 +77,7 @@ def analyse_record(
             moves = _collect(results, len(todo), progress)
     else:
         moves = _collect(map(job, todo), len(todo), progress)
-    return report(game, moves, seat=seat, seed=seed, samples=samples, seconds=seconds)
+    return report(game, moves, seat=seat, seed=seed, samples=samples, seconds=seconds, least=least)
 
 
 def _collect(
@@ -143,6 +148,7 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
             samples=samples,
             seconds=args.seconds,
             seed=args.seed,
+            least=args.least,
             processes=processes,
         )
     except RecordError as exc:
@@ -190,7 +196,18 @@ def add_cli(sub: Any) -> None:
         help=f"draws of the hidden cards per move (default {DEFAULT_SAMPLES};"
         " with --seconds alone, as many as fit)",
     )
-    p.add_argument("--seconds", type=_positive_float, help="at most this long per move")
+    p.add_argument(
+        "--seconds",
+        type=_positive_float,
+        help="at most this long per move, but see --least",
+    )
+    p.add_argument(
+        "--least",
+        type=_positive_int,
+        default=LEAST_SAMPLES,
+        help=f"with --seconds, at least this many draws per move however slow the machine"
+        f" (default {LEAST_SAMPLES}; never more than --samples)",
+    )
     p.add_argument("--seed", type=int, default=0, help="the coach's seed (default 0)")
     p.add_argument(
         "--processes", type=_positive_int, help="worker processes (default: the free cores)"

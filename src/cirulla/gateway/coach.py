@@ -23,7 +23,15 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from ..bots.coach import DEFAULT_SAMPLES, Position, analyse_position, game_of, hint, positions
+from ..bots.coach import (
+    DEFAULT_SAMPLES,
+    LEAST_SAMPLES,
+    Position,
+    analyse_position,
+    game_of,
+    hint,
+    positions,
+)
 from ..bots.coach import report as analysis_report
 from ..record import RECORD_FORMAT, RecordError
 from ..store import Store, UserRow
@@ -41,7 +49,8 @@ log = logging.getLogger("cirulla.coach")
 
 router = APIRouter(prefix="/api", tags=["coach"])
 
-#: Draws of the hidden cards per move of an analysis, and at most this long a move.
+#: Draws of the hidden cards per move of an analysis, and at most this long a move,
+#: but never fewer than LEAST_SAMPLES draws (a loaded server would judge on a handful).
 ANALYSIS_SAMPLES: Final = DEFAULT_SAMPLES
 ANALYSIS_SECONDS: Final = 1.0
 #: A running analysis not moved on for this long was left by a server that stopped.
@@ -53,9 +62,8 @@ PROGRESS_SECONDS: Final = 1.0
 #: A hint's budget: short, the player is waiting.
 HINT_SAMPLES: Final = 300
 HINT_SECONDS: Final = 0.5
-#: ... but never fewer draws than this, however slow the machine: on an obvious sweep,
-#: 20 draws name it 3 times in 4, 100 draws 99 times in 100 (tests/test_coach.py).
-HINT_LEAST_SAMPLES: Final = 100
+#: ... but never fewer draws than this, however slow the machine.
+HINT_LEAST_SAMPLES: Final = LEAST_SAMPLES
 
 
 class CoachService:
@@ -107,7 +115,11 @@ class CoachService:
         try:
             for pos in todo:
                 job = partial(
-                    analyse_position, pos, samples=ANALYSIS_SAMPLES, seconds=ANALYSIS_SECONDS
+                    analyse_position,
+                    pos,
+                    samples=ANALYSIS_SAMPLES,
+                    seconds=ANALYSIS_SECONDS,
+                    least=LEAST_SAMPLES,
                 )
                 moves.append(await self._judge(pool, job))
                 now = asyncio.get_running_loop().time()
@@ -116,7 +128,12 @@ class CoachService:
                     written = now
             game = await asyncio.to_thread(game_of, record)
             result = analysis_report(
-                game, moves, seed=0, samples=ANALYSIS_SAMPLES, seconds=ANALYSIS_SECONDS
+                game,
+                moves,
+                seed=0,
+                samples=ANALYSIS_SAMPLES,
+                seconds=ANALYSIS_SECONDS,
+                least=LEAST_SAMPLES,
             )
             await self.store.finish(table_id, result)
             log.info("coach: analysed %s (%d moves)", table_id, len(moves))
