@@ -31,7 +31,7 @@ from typing import Any
 from cirulla import Deal, Rules
 from cirulla.bots import get, level_bot
 from cirulla.bots.base import Bot, Budget, SeatView
-from cirulla.bots.inference import _greedy_better
+from cirulla.bots.inference import _greedy_better, capturing_cards, last_play
 from cirulla.bots.levels import CAMPIONE_2026_11_21, LEVELS
 from cirulla.bots.stats import wilson_interval
 from cirulla.moves import Move
@@ -55,21 +55,13 @@ def surprises(deal: Deal, seat: int, move: Move) -> dict[str, bool]:
     table = deal.table
     card = move.card
     assert card is not None and table
-    in_hands = sum(len(deal.hand(s)) for s in range(deal.players))
-    last = deal.deck_left == 0 and in_hands == 1
+    last = last_play(deal)
     captured = len(move.captured)
     swept = captured > 0 and captured == len(table)
     rest = [c for c in deal.hand(seat) if c is not card]
-    can_capture = can_sweep = False  # a card that captures but cannot sweep; one that sweeps
-    for other in rest:
-        sweeps = captures = False
-        for option in deal._plays_of([other]):
-            if option.captured:
-                captures = True
-                if not last and len(option.captured) == len(table):
-                    sweeps = True
-        can_sweep = can_sweep or sweeps
-        can_capture = can_capture or (captures and not sweeps)
+    capture_cards, scopa_cards = capturing_cards(deal, rest, last)
+    can_sweep = bool(scopa_cards)
+    can_capture = bool(capture_cards - scopa_cards)  # a card that captures but cannot sweep
     better = _greedy_better(deal, move, last)
     return {
         "greedy": any(c in better for c in rest),

@@ -18,6 +18,7 @@ public state; the hidden cards of the determinization only enter `weight`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Final
 
 from ..bonuses import hand_bonus_options
@@ -33,6 +34,8 @@ __all__ = [
     "MISSED_SCOPA",
     "SEARCHER_FACTORS",
     "PlayEvidence",
+    "capturing_cards",
+    "last_play",
 ]
 
 #: How likely a player lays a card down while another of its cards could capture.
@@ -123,8 +126,7 @@ class PlayEvidence:
             ):
                 better: frozenset[Card] | None = None  # None: nothing to judge (no table)
                 if replay._table:
-                    in_hands = sum(len(h) for h in replay._hands)
-                    better = _greedy_better(replay, move, replay.deck_left == 0 and in_hands == 1)
+                    better = _greedy_better(replay, move, last_play(replay))
                 past.setdefault(mover, []).append((replay.stage, move.card, better))  # type: ignore[arg-type]
             if replay.stage == stage and mover in hidden_seats:
                 if not judged:
@@ -154,17 +156,9 @@ class PlayEvidence:
             return
         captured = len(move.captured)
         swept = captured > 0 and captured == len(table)
-        in_hands = sum(len(replay.hand(s)) for s in range(replay.players))
-        last = replay.deck_left == 0 and in_hands == 1  # no scopa on the last play (P7)
-        capture_cards: set[Card] = set()
-        scopa_cards: set[Card] = set()
+        last = last_play(replay)
         # Every card is looked at: `weight` only ever meets the hidden ones.
-        for card in full_deck():
-            for option in replay._plays_of([card]):
-                if option.captured:
-                    capture_cards.add(card)
-                    if not last and len(option.captured) == len(table):
-                        scopa_cards.add(card)
+        capture_cards, scopa_cards = capturing_cards(replay, full_deck(), last)
         notes = self._factors.setdefault(mover, [])
         missed_capture, missed_scopa, _, missed_greedy = self._factors_of(mover)
         alt = self._searcher
@@ -317,6 +311,26 @@ def _surprised(
         hit >>= 1
         i += 1
     return w
+
+
+def last_play(deal: Deal) -> bool:
+    """Is the next play the smazzata's last (no scopa on it, P7)?"""
+    return deal.deck_left == 0 and sum(len(h) for h in deal._hands) == 1
+
+
+def capturing_cards(deal: Deal, cards: Iterable[Card], last: bool) -> tuple[set[Card], set[Card]]:
+    """Of `cards`, those that would capture on `deal`'s table, and those of them that
+    would sweep it (never on the `last` play); the table is not empty."""
+    table = len(deal._table)
+    capture: set[Card] = set()
+    scopa: set[Card] = set()
+    for card in cards:
+        for option in deal._plays_of([card]):
+            if option.captured:
+                capture.add(card)
+                if not last and len(option.captured) == table:
+                    scopa.add(card)
+    return capture, scopa
 
 
 def _greedy_better(replay: Deal, move: Move, last: bool) -> frozenset[Card]:
