@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import platform
 import random
@@ -38,6 +37,7 @@ from typing import Any
 
 import httpx
 import orjson
+from _report import print_rows, write_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -281,19 +281,10 @@ def main() -> int:
         ("errors", f"{result['errors'] or 0}, server log errors {len(errors)}"),
         ("machine", f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"),
     ]
-    width = max(len(k) for k, _ in rows)
-    print()
-    print("cirulla bot latency")
-    print("-" * (width + 50))
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
-    print("-" * (width + 50))
+    print_rows("cirulla bot latency", rows, 50)
     for line in errors[:5]:
         print(f"server log: {line[:300]}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
-        print(f"wrote {args.json}")
+    write_json(result, args.json, said=True)
     return 1 if errors else 0
 
 

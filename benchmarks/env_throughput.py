@@ -20,18 +20,17 @@ figures only between runs on one machine.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import gymnasium
 import numpy as np
+from _report import write_json
 
 import cirulla
 from cirulla import Deal, Rules
@@ -194,12 +193,7 @@ def main() -> None:
         "load_average_after": list(os.getloadavg()),
         "compiled_engine": not cirulla.deal.__file__.endswith(".py"),
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-    sys.stdout.flush()
+    write_json(result, args.out, echo=True)
 
 
 if __name__ == "__main__":

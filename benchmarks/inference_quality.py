@@ -23,13 +23,14 @@ milliseconds a sample (one core, whichever build is installed). Prints JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from _report import write_json
 
 from cirulla import Deal, Rules
 from cirulla.bots import level_bot
@@ -151,10 +152,7 @@ def main() -> int:
             for name, e in stats.items()
         },
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
+    write_json(result, args.json, echo=True)
     return 0
 
 

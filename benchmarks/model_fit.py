@@ -24,7 +24,6 @@ ending "+mixture" its `mixture`.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import statistics
@@ -32,6 +31,7 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
+from _report import write_json
 from play_rates import make
 
 from cirulla import Deal, Rules
@@ -194,10 +194,7 @@ def main() -> int:
             n: run(n, args.deals, args.players, args.redraws, args.seed, models) for n in names
         },
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
+    write_json(result, args.json, echo=True)
     return 0
 
 

@@ -23,10 +23,11 @@ capture to be missed). Prints JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from _report import write_json
 
 from cirulla import Deal, Rules
 from cirulla.bots import get, level_bot
@@ -138,10 +139,7 @@ def main() -> int:
         "seed": args.seed,
         "bots": {n: run(n, args.deals, args.players, args.seed) for n in names},
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
+    write_json(result, args.json, echo=True)
     return 0
 
 

@@ -69,6 +69,7 @@ from typing import Any
 
 import httpx
 import orjson
+from _report import print_rows, write_json
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -798,13 +799,7 @@ def print_summary(s: dict[str, Any]) -> None:
         rows.append(("server log errors", str(len(server["log_errors"]))))
     load = ", ".join(f"{x:.1f}" for x in s["machine"]["load_average"] or ())
     rows.append(("machine", f"{s['machine']['cpus']} CPUs, load average {load}"))
-    width = max(len(k) for k, _ in rows)
-    print()
-    print("cirulla server load")
-    print("-" * (width + 40))
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
-    print("-" * (width + 40))
+    print_rows("cirulla server load", rows, 40)
     for failure in s["records_failed"][:10]:
         print(f"record failed: {failure}")
     for line in (server.get("log_errors") or [])[:5]:
@@ -930,9 +925,7 @@ def main() -> int:
         server["by_node"] = by_node
     result = summary(stats, args, server)
     print_summary(result)
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
-        print(f"wrote {args.json}")
+    write_json(result, args.json, said=True)
     broken = (
         stats.gaps
         or stats.repeats

@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _report import print_rows, write_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -460,13 +461,7 @@ def print_summary(s: dict[str, Any]) -> None:
     ]
     load = ", ".join(f"{x:.1f}" for x in s["machine"]["load_average"] or ())
     rows.append(("machine", f"{s['machine']['cpus']} CPUs, load average {load}"))
-    width = max(len(k) for k, _ in rows)
-    print()
-    print("cirulla tournament load")
-    print("-" * (width + 60))
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
-    print("-" * (width + 60))
+    print_rows("cirulla tournament load", rows, 60)
     for t in s["tournaments"]:
         for failure in t["table_records_failed"][:5]:
             print(f"{t['format']} table record failed: {failure}")
@@ -581,10 +576,7 @@ def main() -> int:
         },
     }
     print_summary(result)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
-        print(f"wrote {args.json}")
+    write_json(result, args.json, said=True)
     broken = (
         any(not t["finished"] or t["record_verified"] is None for t in result["tournaments"])
         or any(t["table_records_failed"] for t in result["tournaments"])

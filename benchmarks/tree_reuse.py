@@ -25,11 +25,12 @@ declaration before its play, which a sample always follows). Prints JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import sys
 from pathlib import Path
+
+from _report import write_json
 
 from cirulla import Deal, Move, Rules
 from cirulla.bots import level_bot
@@ -152,10 +153,7 @@ def main() -> int:
         "reach_after_round": round(statistics.fmean(round_reach), 5) if round_reach else None,
         "reach_by_step": {k: round(statistics.fmean(v), 5) for k, v in sorted(by_step.items())},
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
+    write_json(result, args.json, echo=True)
     return 0
 
 

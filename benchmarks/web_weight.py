@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _report import write_json
 from nginx_front import free_port, start_nginx, wait_healthy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -333,11 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         "targets": {"bytes": 300 * 1024, "ms_to_interaction": 1000},
         "pages": pages,
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(text + "\n")
+    write_json(result, args.json, echo=True)
     return 0
 
 
