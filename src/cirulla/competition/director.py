@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..eventlog import LogRecord
 from ..game import Game
 from ..record import replay_game
-from ..store.db import VersionConflict
+from ..store import VersionConflict
 from ..store.ledger import InsufficientChips
 from ..tables.ids import new_id
 from .fees import insufficient, tournament_movements

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from ..record import RecordError
-from ..store.db import RecordPlayer
+from ..store import RecordPlayer
 from ..store.player_tournaments import PlayerTournamentRow, PlayerTournamentStore
 from ..store.players import PartitaRow, PlayerStore
 from .luck import luck

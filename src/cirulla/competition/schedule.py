@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..bots.levels import LEVELS
-from ..store.db import VersionConflict
+from ..store import VersionConflict
 from .service import MAX_ENTRANTS, check_spec
 from .tournament_log import DirectorError, now_ms
 

@@ -18,9 +18,10 @@ from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy import Table as SqlTable
 from sqlalchemy.exc import IntegrityError
 
-from .db import _USER_COLUMNS, NameTaken, UserRow, _user, users
+from .base import users
 from .ledger import welcome_grant, write_movements
 from .models_bots import BotAccountModel, BotTokenModel
+from .users import _USER_COLUMNS, NameTaken, UserRow, _user
 
 if TYPE_CHECKING:
     from .db import Store

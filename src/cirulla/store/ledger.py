@@ -398,7 +398,7 @@ class LedgerStore:
 
     async def check(self) -> CheckReport:
         """Every rule of the ledger, checked against the rows (`cirulla ledger check`)."""
-        from .db import tables as tables_t
+        from .base import tables as tables_t
         from .tournaments import tournaments_t
 
         report = CheckReport()

@@ -97,7 +97,7 @@ class TournamentStore:
         first: LogRecord,
     ) -> None:
         """The row (status "registering") and the log's first record, in one transaction."""
-        from .db import VersionConflict, _check_chain
+        from .tablelog import VersionConflict, _check_chain
 
         if first.version != 1 or first.prev != GENESIS:
             raise ChainError(f"a log starts at version 1 from {GENESIS[:8]}..., not {first}")
@@ -145,7 +145,7 @@ class TournamentStore:
         move (`ledger`: entry fees, refunds, prizes), in one transaction; VersionConflict
         (nothing written) if they do not follow on from the stored log, InsufficientChips
         (nothing written) if a wallet cannot pay."""
-        from .db import VersionConflict, _check_chain
+        from .tablelog import VersionConflict, _check_chain
 
         if not records:
             return

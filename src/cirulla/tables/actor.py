@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..eventlog import LogRecord
 from ..game import derived_seed
 from ..shuffle import SHUFFLE_VERSION
-from ..store.db import VersionConflict
+from ..store import VersionConflict
 from ..store.ledger import InsufficientChips
 from .failures import FailureLog
 from .patches import view_changes
