@@ -1,7 +1,7 @@
 """Cash tables: the chips a table's new log records move (RULES.md M1, E6).
 
 A pure function of the table's state and the records being written, so that the
-movements ride in the same transaction as the records (store/db.py `append`): a
+movements ride in the same transaction as the records (store/tablelog.py `append`): a
 crash leaves both or neither, and a table rebuilt on any node never settles twice.
 
 - "sat" (a person): the maximum loss goes from the wallet into the (table, user) escrow.

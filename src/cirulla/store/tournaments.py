@@ -1,6 +1,6 @@
 """The store's tournaments: a row per tournament and its hash-chained event log.
 
-A tournament's log grows by compare-and-set, as a table's does (store/db.py): an
+A tournament's log grows by compare-and-set, as a table's does (store/tablelog.py): an
 append updates the row only if its version and last hash are the ones the new
 records follow, so of two writers (two nodes, or a node and a late twin of itself)
 exactly one wins and the other gets `VersionConflict` with nothing changed.
