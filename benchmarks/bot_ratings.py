@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import time
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import glicko2  # type: ignore[import-untyped]
+from _report import write_json
 
 from cirulla.bots.arena import ArenaConfig, run_arena, spec_for
 from cirulla.bots.base import Budget
@@ -157,10 +157,8 @@ def main() -> None:
             "seconds": seconds,
         },
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(shipped, indent=2) + "\n")
-    args.record.parent.mkdir(parents=True, exist_ok=True)
-    args.record.write_text(json.dumps(run, indent=2) + "\n")
+    write_json(shipped, args.out)
+    write_json(run, args.record)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _report import write_json
+
 from cirulla.bots.stats import mean_estimate, z_value
 
 
@@ -126,8 +128,7 @@ def main() -> None:
         f"bot - {out['fraction']:g} x cheater: {d['mean']:+.2f}"
         f" (95% {d['ci95'][0]:+.2f} .. {d['ci95'][1]:+.2f})"
     )
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
+    write_json(out, args.json)
 
 
 if __name__ == "__main__":

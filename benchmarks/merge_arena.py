@@ -21,6 +21,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from _report import write_json
+
 Z95 = 1.959963984540054
 
 
@@ -111,8 +113,7 @@ def main() -> None:
         print(
             f"paired partite won by A: {p['won_by_a']} / {p['plays']} (Wilson 95% {a:.0%}..{b:.0%})"
         )
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
+    write_json(out, args.json)
 
 
 if __name__ == "__main__":

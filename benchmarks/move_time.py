@@ -28,11 +28,12 @@ Campione's own budget is `--iterations 3000` (1,500 until 2026-11-28).
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from pathlib import Path
 from typing import Any
+
+from _report import write_json
 
 import cirulla.deal
 from cirulla import Deal, Rules, bots
@@ -117,7 +118,7 @@ def main() -> None:
         )
     if args.json:
         report = {"build": build, "positions": args.positions, "iterations": args.iterations}
-        args.json.write_text(json.dumps({**report, "variants": figures}, indent=2))
+        write_json({**report, "variants": figures}, args.json)
 
 
 if __name__ == "__main__":

@@ -16,10 +16,10 @@ Only the seeds that both have run are used.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
+from _report import write_json
 from cheater_share import by_seed, paired
 
 from cirulla.bots.stats import mean_estimate
@@ -56,8 +56,7 @@ def main() -> None:
         f" B {out['b_margin']['mean']:+.2f}"
     )
     print(f"A - B: {d['mean']:+.2f} (95% {d['ci95'][0]:+.2f} .. {d['ci95'][1]:+.2f})")
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
+    write_json(out, args.json)
 
 
 if __name__ == "__main__":
