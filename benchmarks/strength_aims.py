@@ -1,0 +1,228 @@
+"""Issue 16's strength aims, read from every arena run stored in benchmarks/results.
+
+Each aim is a figure and a line it must clear: campione's share of the cheater's margin
+against greedy (at least half), campione head to head with the campione of 2026-11-21
+(at least +0.5 a smazzata), both over at least 2,000 paired decks at 2 and at 4
+players; and each level above the one below (interval above zero). The runs are found
+by what they played (their `config`), not by their file names, so a chunk added to any
+dated folder counts, and runs of a campione that has since changed do not:
+
+    python benchmarks/strength_aims.py [--results benchmarks/results] [--json out.json]
+
+A seed stored twice (a 50-deck chunk and its 100-deck re-run, say) counts once: decks
+depend only on the seed and their index (`arena.deck_seed`), so the longer run holds
+the shorter. An aim is "met" when its interval clears the line, "not met" when it lies
+below, "undecided" between; the decks it still lacks are said beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from _report import write_json
+
+from cirulla.bots.levels import CAMPIONE_2026_11_21, LEVELS
+from cirulla.bots.stats import mean_estimate
+
+#: Bots whose budget is their strength; the others ignore it.
+SEARCHERS: Final = ("ismcts", "cheater", "pimc")
+#: Paired decks the issue asks for the share and head-to-head aims.
+DECKS_ASKED: Final = 2000
+
+
+@dataclass(frozen=True)
+class Side:
+    """A bot as an arena run's config names it."""
+
+    name: str
+    options: Mapping[str, Any]
+    iterations: int | None = None
+
+    def matches(self, bot: Mapping[str, Any]) -> bool:
+        if bot.get("name") != self.name or dict(bot.get("options") or {}) != dict(self.options):
+            return False
+        if self.name not in SEARCHERS:
+            return True
+        budget = bot.get("budget") or {}
+        # uncapped only: a seconds cap lets the machine's load change the moves
+        return budget.get("iterations") == self.iterations and budget.get("seconds") is None
+
+
+def _level(name: str) -> Side:
+    level = LEVELS[name]
+    iterations = level.budget.iterations if level.budget is not None else None
+    return Side(level.bot, level.options, iterations)
+
+
+CAMPIONE: Final = _level("campione")
+DIFFICILE: Final = _level("difficile")
+NORMALE: Final = _level("normale")
+FACILE: Final = _level("facile")
+OLD_CAMPIONE: Final = Side(
+    CAMPIONE_2026_11_21.bot,
+    CAMPIONE_2026_11_21.options,
+    CAMPIONE_2026_11_21.budget.iterations if CAMPIONE_2026_11_21.budget else None,
+)
+#: The yardstick: campione's search seeing every card, at its budget of 2026-11-21.
+CHEATER: Final = Side("cheater", {}, 1500)
+
+
+@dataclass(frozen=True)
+class Aim:
+    """`a` against `b` at `players`: its margin must clear `line`; with `share`, the
+    margin minus `share` times the cheater's on the same decks must clear zero."""
+
+    title: str
+    a: Side
+    b: Side
+    players: int
+    line: float = 0.0
+    share: float | None = None
+    decks: int = 0
+
+
+AIMS: Final = tuple(
+    aim
+    for players in (4, 2)
+    for aim in (
+        Aim(
+            f"campione closes half of greedy-to-cheater, {players} players",
+            CAMPIONE,
+            NORMALE,
+            players,
+            share=0.5,
+            decks=DECKS_ASKED,
+        ),
+        Aim(
+            f"campione +0.5 on the campione of 2026-11-21, {players} players",
+            CAMPIONE,
+            OLD_CAMPIONE,
+            players,
+            line=0.5,
+            decks=DECKS_ASKED,
+        ),
+        Aim(f"campione beats difficile, {players} players", CAMPIONE, DIFFICILE, players),
+        Aim(f"difficile beats normale, {players} players", DIFFICILE, NORMALE, players),
+        Aim(f"normale beats facile, {players} players", NORMALE, FACILE, players),
+    )
+)
+
+
+def arena_runs(root: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """Every `cirulla arena --json` run under `root` with its paired margins, preset
+    cirulla (pooled and derived files are skipped)."""
+    runs = []
+    for path in sorted(root.rglob("*.json")):
+        try:
+            run = json.loads(path.read_text())
+            config = run["config"]
+            margins = run["smazzate"]["pair_margins"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if not isinstance(run, dict) or run.get("format", "").split("/")[0] != "cirulla.arena":
+            continue
+        if config.get("game", "cirulla") != "cirulla" or config.get("preset") != "cirulla":
+            continue
+        if isinstance(margins, list) and margins:
+            runs.append((path, run))
+    return runs
+
+
+def decks_of(
+    runs: Iterable[tuple[Path, dict[str, Any]]], a: Side, b: Side, players: int
+) -> dict[tuple[int, int], float]:
+    """Paired margins of `a` against `b` by (seed, deck index); a seed's longest run."""
+    longest: dict[int, list[float]] = {}
+    for _, run in runs:
+        config = run["config"]
+        if config["players"] != players or not (a.matches(config["a"]) and b.matches(config["b"])):
+            continue
+        margins = run["smazzate"]["pair_margins"]
+        if len(margins) > len(longest.get(config["seed"], [])):
+            longest[config["seed"]] = margins
+    return {(seed, i): m for seed, ms in longest.items() for i, m in enumerate(ms)}
+
+
+def judge(aim: Aim, runs: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    own = decks_of(runs, aim.a, aim.b, aim.players)
+    out: dict[str, Any] = {"aim": aim.title, "players": aim.players, "decks_asked": aim.decks}
+    if aim.share is not None:
+        cheater = decks_of(runs, CHEATER, aim.b, aim.players)
+        keys = sorted(own.keys() & cheater.keys())
+        x = [own[k] for k in keys]
+        y = [cheater[k] for k in keys]
+        difference = [p - aim.share * q for p, q in zip(x, y, strict=True)]
+        if keys:
+            out["margin"] = mean_estimate(x).to_dict()
+            out["cheater_margin"] = mean_estimate(y).to_dict()
+            out["share_of_cheater"] = sum(x) / sum(y) if sum(y) > 0 else None
+        line = 0.0
+    else:
+        keys = sorted(own)
+        difference = [own[k] for k in keys]
+        line = aim.line
+        if keys:
+            out["margin"] = mean_estimate(difference).to_dict()
+    out["decks"] = len(keys)
+    out["seeds"] = sorted({seed for seed, _ in keys})
+    tested = mean_estimate(difference)
+    out["tested"] = {
+        "what": "margin - share x cheater" if aim.share else "margin",
+        "line": line,
+        **tested.to_dict(),
+    }
+    if tested.low is None or tested.high is None:
+        out["status"] = "not run" if not keys else "undecided"
+    elif tested.low > line:
+        out["status"] = "met"
+    elif tested.high < line:
+        out["status"] = "not met"
+    else:
+        out["status"] = "undecided"
+    out["decks_short"] = max(0, aim.decks - len(keys))
+    return out
+
+
+def scorecard(root: Path) -> list[dict[str, Any]]:
+    runs = arena_runs(root)
+    return [judge(aim, runs) for aim in AIMS]
+
+
+def _figure(row: dict[str, Any]) -> str:
+    t = row["tested"]
+    if row["decks"] == 0:
+        return "no runs"
+    if t["ci95"] is None:
+        return f"{t['mean']:+.2f}"
+    lo, hi = t["ci95"]
+    text = f"{t['mean']:+.2f} ({lo:+.2f} .. {hi:+.2f})"
+    if "share_of_cheater" in row and row["share_of_cheater"] is not None:
+        text = f"{row['share_of_cheater']:.1%} of the cheater; minus half: " + text
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    here = Path(__file__).resolve().parent
+    parser.add_argument("--results", type=Path, default=here / "results")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if not args.results.is_dir():
+        raise SystemExit(f"{args.results}: no such folder")
+    rows = scorecard(args.results)
+    width = max(len(r["aim"]) for r in rows)
+    for r in rows:
+        short = f", {r['decks_short']:,} decks short" if r["decks_short"] else ""
+        print(f"{r['aim']:<{width}}  {r['status']:<9}  {r['decks']:>5,} decks  {_figure(r)}{short}")
+    met = sum(r["status"] == "met" and not r["decks_short"] for r in rows)
+    print(f"\n{met} of {len(rows)} aims met over the decks asked")
+    write_json({"results": str(args.results), "aims": rows}, args.json, said=True)
+
+
+if __name__ == "__main__":
+    main()

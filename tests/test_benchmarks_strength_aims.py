@@ -1,0 +1,118 @@
+"""benchmarks/strength_aims.py: issue 16's aims, judged from the stored arena runs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from strength_aims import AIMS, CAMPIONE, CHEATER, NORMALE, OLD_CAMPIONE, Side, scorecard
+
+
+def bot(side: Side) -> dict[str, Any]:
+    budget = None if side.iterations is None else {"iterations": side.iterations, "seconds": None}
+    return {"name": side.name, "options": dict(side.options), "budget": budget}
+
+
+def store(
+    folder: Path,
+    name: str,
+    a: dict[str, Any],
+    b: dict[str, Any],
+    players: int,
+    seed: int,
+    margins: list[float],
+) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    run = {
+        "format": "cirulla.arena/1",
+        "config": {
+            "a": a,
+            "b": b,
+            "game": "cirulla",
+            "players": players,
+            "preset": "cirulla",
+            "pairs": len(margins),
+            "seed": seed,
+        },
+        "smazzate": {"pair_margins": margins},
+    }
+    (folder / f"{name}.json").write_text(json.dumps(run))
+
+
+def row(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
+    return next(r for r in rows if r["aim"] == title)
+
+
+def test_every_aim_of_the_issue_is_judged_at_both_player_counts(tmp_path: Path) -> None:
+    rows = scorecard(tmp_path)
+    assert len(rows) == len(AIMS) == 10
+    assert {r["players"] for r in rows} == {2, 4}
+    assert all(r["status"] == "not run" and r["decks"] == 0 for r in rows)
+    assert (
+        row(rows, "campione +0.5 on the campione of 2026-11-21, 2 players")["decks_short"] == 2000
+    )
+
+
+def test_the_share_is_read_deck_by_deck_over_the_seeds_both_ran(tmp_path: Path) -> None:
+    cheat = [8.0, 6.0, 7.0, 9.0, 7.0, 7.5]
+    mine = [4.0, 2.0, 3.0, 4.0, 3.5, 3.0]
+    # the runs are found by what they played, in any folder, under any name
+    store(tmp_path / "d1" / "long", "x1", bot(CAMPIONE), bot(NORMALE), 4, 1, mine[:3])
+    store(tmp_path / "d2", "y", bot(CAMPIONE), bot(NORMALE), 4, 2, mine[3:])
+    store(tmp_path / "d1", "c1", bot(CHEATER), bot(NORMALE), 4, 1, cheat[:3])
+    store(tmp_path / "d3", "c2", bot(CHEATER), bot(NORMALE), 4, 2, cheat[3:])
+    store(tmp_path / "d3", "c3", bot(CHEATER), bot(NORMALE), 4, 3, [1.0, 2.0])  # no campione
+    # a campione with other options, or capped by seconds, is not today's campione
+    other = {**bot(CAMPIONE), "options": {**CAMPIONE.options, "mixture": True}}
+    store(tmp_path / "d4", "m", other, bot(NORMALE), 4, 3, [9.0, 9.0])
+    capped = {**bot(CAMPIONE), "budget": {"iterations": CAMPIONE.iterations, "seconds": 1.0}}
+    store(tmp_path / "d4", "cap", capped, bot(NORMALE), 4, 3, [9.0, 9.0])
+    r = row(scorecard(tmp_path), "campione closes half of greedy-to-cheater, 4 players")
+    assert r["decks"] == 6 and r["seeds"] == [1, 2] and r["decks_short"] == 1994
+    assert r["share_of_cheater"] == pytest.approx(sum(mine) / sum(cheat))
+    assert r["tested"]["mean"] == pytest.approx((sum(mine) - sum(cheat) / 2) / 6)
+    assert r["status"] == "not met"  # every deck below half, the interval too
+
+
+def test_a_seed_stored_twice_counts_once_by_its_longer_run(tmp_path: Path) -> None:
+    a, b = bot(CAMPIONE), bot(OLD_CAMPIONE)
+    store(tmp_path, "first50", a, b, 2, 7, [1.0, 1.2])
+    store(tmp_path, "full", a, b, 2, 7, [1.0, 1.2, 0.8, 1.1])
+    store(tmp_path, "more", a, b, 2, 8, [0.9, 1.0, 1.3])
+    r = row(scorecard(tmp_path), "campione +0.5 on the campione of 2026-11-21, 2 players")
+    assert r["decks"] == 7 and r["seeds"] == [7, 8]
+    assert r["status"] == "met"  # about +1.04, its interval above the +0.5 line
+    assert r["decks_short"] == 1993
+
+
+def test_a_margin_straddling_its_line_is_undecided_and_one_below_zero_not_met(
+    tmp_path: Path,
+) -> None:
+    store(tmp_path, "u", bot(CAMPIONE), bot(OLD_CAMPIONE), 4, 1, [3.0, -2.0, 1.5, -1.0])
+    store(
+        tmp_path,
+        "n",
+        bot(NORMALE),
+        {"name": "greedy", "options": {"epsilon": 0.35}},
+        2,
+        1,
+        [-1.0, -2.0, -1.5],
+    )
+    rows = scorecard(tmp_path)
+    assert row(rows, "campione +0.5 on the campione of 2026-11-21, 4 players")["status"] == (
+        "undecided"
+    )
+    facile = row(rows, "normale beats facile, 2 players")
+    assert facile["status"] == "not met" and facile["decks_short"] == 0
+
+
+def test_files_that_are_not_arena_runs_are_passed_over(tmp_path: Path) -> None:
+    (tmp_path / "pooled.json").write_text(json.dumps({"margin": {"mean": 1.0}}))
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    assert all(r["status"] == "not run" for r in scorecard(tmp_path))
