@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from _report import write_json
 
-from cirulla.bots.levels import CAMPIONE_2026_11_21, LEVELS
+from cirulla.bots.levels import CAMPIONE_2026_11_21, LEVELS, Level
 from cirulla.bots.stats import mean_estimate
 
 #: Bots whose budget is their strength; the others ignore it.
@@ -53,21 +53,16 @@ class Side:
         return budget.get("iterations") == self.iterations and budget.get("seconds") is None
 
 
-def _level(name: str) -> Side:
-    level = LEVELS[name]
+def _side(level: Level) -> Side:
     iterations = level.budget.iterations if level.budget is not None else None
     return Side(level.bot, level.options, iterations)
 
 
-CAMPIONE: Final = _level("campione")
-DIFFICILE: Final = _level("difficile")
-NORMALE: Final = _level("normale")
-FACILE: Final = _level("facile")
-OLD_CAMPIONE: Final = Side(
-    CAMPIONE_2026_11_21.bot,
-    CAMPIONE_2026_11_21.options,
-    CAMPIONE_2026_11_21.budget.iterations if CAMPIONE_2026_11_21.budget else None,
-)
+CAMPIONE: Final = _side(LEVELS["campione"])
+DIFFICILE: Final = _side(LEVELS["difficile"])
+NORMALE: Final = _side(LEVELS["normale"])
+FACILE: Final = _side(LEVELS["facile"])
+OLD_CAMPIONE: Final = _side(CAMPIONE_2026_11_21)
 #: The yardstick: campione's search seeing every card, at its budget of 2026-11-21.
 CHEATER: Final = Side("cheater", {}, 1500)
 
@@ -113,7 +108,7 @@ AIMS: Final = tuple(
 )
 
 
-def arena_runs(root: Path) -> list[tuple[Path, dict[str, Any]]]:
+def arena_runs(root: Path) -> list[dict[str, Any]]:
     """Every `cirulla arena --json` run under `root` with its paired margins, preset
     cirulla (pooled and derived files are skipped)."""
     runs = []
@@ -124,21 +119,21 @@ def arena_runs(root: Path) -> list[tuple[Path, dict[str, Any]]]:
             margins = run["smazzate"]["pair_margins"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        if not isinstance(run, dict) or run.get("format", "").split("/")[0] != "cirulla.arena":
+        if str(run.get("format", "")).split("/")[0] != "cirulla.arena":
             continue
         if config.get("game", "cirulla") != "cirulla" or config.get("preset") != "cirulla":
             continue
         if isinstance(margins, list) and margins:
-            runs.append((path, run))
+            runs.append(run)
     return runs
 
 
 def decks_of(
-    runs: Iterable[tuple[Path, dict[str, Any]]], a: Side, b: Side, players: int
+    runs: Iterable[dict[str, Any]], a: Side, b: Side, players: int
 ) -> dict[tuple[int, int], float]:
     """Paired margins of `a` against `b` by (seed, deck index); a seed's longest run."""
     longest: dict[int, list[float]] = {}
-    for _, run in runs:
+    for run in runs:
         config = run["config"]
         if config["players"] != players or not (a.matches(config["a"]) and b.matches(config["b"])):
             continue
@@ -148,7 +143,7 @@ def decks_of(
     return {(seed, i): m for seed, ms in longest.items() for i, m in enumerate(ms)}
 
 
-def judge(aim: Aim, runs: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+def judge(aim: Aim, runs: list[dict[str, Any]]) -> dict[str, Any]:
     own = decks_of(runs, aim.a, aim.b, aim.players)
     out: dict[str, Any] = {"aim": aim.title, "players": aim.players, "decks_asked": aim.decks}
     if aim.share is not None:
