@@ -21,8 +21,8 @@ from ..game import derived_seed
 from ..shuffle import SHUFFLE_VERSION
 from ..store import VersionConflict
 from ..store.ledger import InsufficientChips
+from .audience import Audience, Subscriber
 from .failures import FailureLog
-from .patches import view_changes
 from .state import Seat, TableError, TableState, commitment
 
 if TYPE_CHECKING:
@@ -32,8 +32,6 @@ __all__ = ["Subscriber", "TableActor", "TableStore", "now_ms"]
 
 log = logging.getLogger("cirulla.table")
 
-#: Events kept for a reconnecting client; one further behind gets a full view instead.
-REPLAY_LIMIT = 400
 #: Seconds before a failed automatic step (the store down) is tried again.
 RETRY_SECONDS = 1.0
 
@@ -44,14 +42,6 @@ AUTOMATIC = FailureLog(log, "automatic steps of tables (bots, clocks, deals)")
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-class Subscriber(Protocol):
-    """A client watching a table (seated or not). `deliver` must not block."""
-
-    user: str | None
-
-    def deliver(self, frame: dict[str, Any]) -> None: ...
 
 
 class TableStore(Protocol):
@@ -104,14 +94,7 @@ class TableActor:
         self._players_of = players_of
         #: The chips the new records move (competition/cash.py), written with them.
         self._movements = movements
-        self.subscribers: set[Subscriber] = set()
-        # Event frames carry a view's changes (tables/patches.py), made against the
-        # views of the last broadcast: for each subscriber, the seat and version of
-        # the last view it got says whether it holds that base.
-        self._bases: dict[int | None, dict[str, Any]] = {}
-        self._bases_version: int | None = None
-        self._seen: dict[Subscriber, tuple[int | None, int]] = {}
-        self._watchers_sent: dict[str, Any] = {"count": 0, "names": []}
+        self.audience = Audience()
         self._lock = asyncio.Lock()
         self.bots = bots  # worker processes for the search bots (None: a thread here)
         self._timer: asyncio.Task[None] | None = None
@@ -125,29 +108,14 @@ class TableActor:
     def id(self) -> str:
         return self.state.id
 
-    # ---- subscribers ----------------------------------------------------------------
-    def viewer(self, sub: Subscriber) -> int | None:
-        return None if sub.user is None else self.state.seat_of(sub.user)
+    # ---- subscribers (tables/audience.py) -------------------------------------------
+    @property
+    def subscribers(self) -> set[Subscriber]:
+        return self.audience.subscribers
 
     def subscribe(self, sub: Subscriber, since: int | None) -> None:
         """Watch the table; send what `sub` missed since version `since` (or a full view)."""
-        self.subscribers.add(sub)
-        viewer = self.viewer(sub)
-        st = self.state
-        if since is not None and st.version - REPLAY_LIMIT <= since < st.version:
-            missed = self.records[since:]
-            for i, rec in enumerate(missed):
-                frame = self._event_frame(rec, viewer)
-                if i == len(missed) - 1:
-                    frame["view"] = st.view(viewer, history=False)
-                sub.deliver(frame)
-        elif since != st.version:
-            sub.deliver(
-                {"type": "sync", "table": st.id, "version": st.version, "view": st.view(viewer)}
-            )
-        # (since == version: the client holds this version's view already)
-        self._seen[sub] = (viewer, st.version)
-        self._send_watchers(sub)
+        self.audience.add(sub, since, self.state, self.records)
 
     async def join(self, sub: Subscriber, since: int | None) -> int:
         """`subscribe` in turn with the table's writes, so nobody sees a version being written."""
@@ -157,52 +125,13 @@ class TableActor:
 
     async def resync(self, sub: Subscriber) -> None:
         async with self._lock:
-            st = self.state
-            viewer = self.viewer(sub)
-            view = st.view(viewer)
-            sub.deliver({"type": "sync", "table": st.id, "version": st.version, "view": view})
-            self._seen[sub] = (viewer, st.version)
-
-    def _expect(self, version: int | None) -> None:
-        """A command sent against another version than the table's is stale (the
-        client's picture of the table is out of date): refused, never applied."""
-        if version is not None and version != self.state.version:
-            raise TableError(
-                "stale", f"the table is at version {self.state.version}, not {version}: resyncing"
-            )
+            self.audience.sync(sub, self.state)
 
     def unsubscribe(self, sub: Subscriber) -> None:
-        self.subscribers.discard(sub)
-        self._seen.pop(sub, None)
-        self._send_watchers()
+        self.audience.remove(sub, self.state)
 
     def watchers(self) -> dict[str, Any]:
-        """Who watches without a seat: a count and the names this node knows (a client
-        on another node counts, unnamed). Names only: nothing of the cards."""
-        names: dict[str, str | None] = {}
-        anonymous = 0
-        for sub in self.subscribers:
-            if sub.user is None:
-                anonymous += 1
-            elif self.state.seat_of(sub.user) is None:
-                names[sub.user] = getattr(getattr(sub, "account", None), "name", None)
-        listed = sorted({n for n in names.values() if isinstance(n, str)})
-        return {"count": len(names) + anonymous, "names": listed}
-
-    def _send_watchers(self, new: Subscriber | None = None) -> None:
-        """A `watchers` frame (unversioned: it changes no view) to everyone when the
-        spectators change, else to a newcomer when there are any."""
-        current = self.watchers()
-        if current != self._watchers_sent:
-            self._watchers_sent = current
-            targets = list(self.subscribers)
-        elif new is not None and current["count"]:
-            targets = [new]
-        else:
-            return
-        frame = {"type": "watchers", "watching": self.state.id, **current}
-        for sub in targets:
-            sub.deliver(frame)
+        return self.audience.watchers(self.state)
 
     async def leave(self, sub: Subscriber) -> int:
         """Stop watching; a player seated at a table not yet started gives up the seat."""
@@ -212,45 +141,13 @@ class TableActor:
             return await self.stand(sub.user)
         return st.version
 
-    def _event_frame(self, rec: LogRecord, viewer: int | None) -> dict[str, Any]:
-        return {
-            "type": "event",
-            "table": self.state.id,
-            "version": rec.version,
-            "event": self.state.public_record(rec, viewer),
-        }
-
-    def _broadcast(self, new: list[LogRecord]) -> None:
-        """Each record to each subscriber, filtered for its seat; the last one with the
-        view (without the deal's history: see `TableState.view`), as its changes since
-        the view the subscriber holds when that is the last broadcast's, else whole.
-        Frames are made once per seat and kind, since spectators and a player's second
-        tab see the same."""
-        version = self.state.version
-        subs = [(sub, self.viewer(sub)) for sub in self.subscribers]
-        if not subs:
-            self._bases, self._bases_version = {}, None
-            return
-        views = self.state.views({viewer for _, viewer in subs}, history=False)
-        bases, bases_version, seen = self._bases, self._bases_version, self._seen
-        made: dict[tuple[int | None, bool], list[dict[str, Any]]] = {}
-        memo: dict[tuple[int, int], bool] = {}  # the views' shared values, compared once
-        for sub, viewer in subs:
-            base = bases.get(viewer) if seen.get(sub) == (viewer, bases_version) else None
-            key = (viewer, base is not None)
-            frames = made.get(key)
-            if frames is None:
-                frames = made[key] = [self._event_frame(rec, viewer) for rec in new]
-                if base is None:
-                    frames[-1]["view"] = views[viewer]
-                else:
-                    frames[-1]["changes"] = view_changes(base, views[viewer], memo)
-            for frame in frames:
-                sub.deliver(frame)
-            seen[sub] = (viewer, version)
-        self._bases, self._bases_version = views, version
-        if any(rec.type in ("sat", "stood") for rec in new):
-            self._send_watchers()  # a spectator who sits is a player now
+    def _expect(self, version: int | None) -> None:
+        """A command sent against another version than the table's is stale (the
+        client's picture of the table is out of date): refused, never applied."""
+        if version is not None and version != self.state.version:
+            raise TableError(
+                "stale", f"the table is at version {self.state.version}, not {version}: resyncing"
+            )
 
     # ---- commands from players --------------------------------------------------------
     async def sit(
@@ -432,7 +329,7 @@ class TableActor:
                 log.exception("table %s: saving the record failed", st.id)
         if (st.to_move, st.deals_started) != before:
             self._turn_started = now_ms()
-        self._broadcast(new)
+        self.audience.broadcast(new, self.state)
         self._schedule()
         if self.on_change is not None:
             self.on_change(self, new)
@@ -533,7 +430,7 @@ class TableActor:
         log.warning("table %s: read %d stored records it had not applied", self.id, len(new))
         if (self.state.to_move, self.state.deals_started) != before:
             self._turn_started = now_ms()
-        self._broadcast(new)
+        self.audience.broadcast(new, self.state)
         self._schedule()
         if self.on_change is not None:
             self.on_change(self, new)
