@@ -41,16 +41,15 @@ from _report import print_rows, write_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from server_load import (  # (a sibling script, not a package)
-    Client,
-    Run,
-    latency_figures,
+from _clients import Client, Run
+from _servers import (  # (sibling scripts, not a package)
     log_errors,
     process_cpu,
     process_peak_rss_mb,
     start_server,
     stop_server,
 )
+from server_load import latency_figures
 
 PING_EVERY = 0.05  # seconds between the idle client's pings
 LEVELS = ("facile", "normale", "difficile", "campione")

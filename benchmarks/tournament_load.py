@@ -61,20 +61,10 @@ from _report import print_rows, write_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _clients import PLAYERS, Client, Run, Stats, check_records, play_tables
+from _servers import log_errors, process_peak_rss_mb, start_server, stop_server
 from bot_latency import LEVELS, tree_cpu  # (sibling scripts, not a package)
-from server_load import (
-    PLAYERS,
-    Client,
-    Run,
-    Stats,
-    check_records,
-    latency_figures,
-    log_errors,
-    play_tables,
-    process_peak_rss_mb,
-    start_server,
-    stop_server,
-)
+from server_load import latency_figures
 
 from cirulla.competition.verify import TournamentError, verify_tournament
 from cirulla.verify import VerifyError, verify_record
