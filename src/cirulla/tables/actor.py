@@ -130,9 +130,6 @@ class TableActor:
     def unsubscribe(self, sub: Subscriber) -> None:
         self.audience.remove(sub, self.state)
 
-    def watchers(self) -> dict[str, Any]:
-        return self.audience.watchers(self.state)
-
     async def leave(self, sub: Subscriber) -> int:
         """Stop watching; a player seated at a table not yet started gives up the seat."""
         self.unsubscribe(sub)

@@ -62,9 +62,7 @@ class Audience:
                     frame["view"] = st.view(viewer, history=False)
                 sub.deliver(frame)
         elif since != st.version:
-            sub.deliver(
-                {"type": "sync", "table": st.id, "version": st.version, "view": st.view(viewer)}
-            )
+            self.sync(sub, st)
         # (since == version: the client holds this version's view already)
         self._seen[sub] = (viewer, st.version)
         self._send_watchers(st, sub)
