@@ -115,7 +115,7 @@ class Bench:
             self.made_users += 1
             users.append(await store.create_user(f"p{self.made_users}", None, guest=True))
         players = [Player(self, u.id) for u in users]
-        actor, _ = await self.manager.create(users[0].id, users[0].name, config, seat=0)
+        actor, _ = await self.manager.opening.create(users[0].id, users[0].name, config, seat=0)
         for p in players:
             p.table = actor.state.id
             await actor.join(p, None)

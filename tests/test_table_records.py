@@ -47,11 +47,11 @@ async def _missing_records(tmp_path: Path) -> None:
         anna = await store.create_user("anna", None, guest=True)
         ugo = await store.create_user("ugo", None, guest=True)
         config = TableConfig(players=2)
-        kept, _ = await manager.create(anna.id, anna.name, config, seat=0)
+        kept, _ = await manager.opening.create(anna.id, anna.name, config, seat=0)
         await kept.sit(ugo.id, ugo.name, 1, True)
         failing.left = 1
         await kept.abandon(anna.id)  # E6: finished, and its record refused
-        lost, _ = await manager.create(ugo.id, ugo.name, config, seat=0)
+        lost, _ = await manager.opening.create(ugo.id, ugo.name, config, seat=0)
         await lost.sit(anna.id, anna.name, 1, True)
         await lost.abandon(ugo.id)  # saved; then lost as if its node had died before the save
         async with store._write() as conn:

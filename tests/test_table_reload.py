@@ -34,7 +34,7 @@ async def _scenario(tmp_path: Path) -> None:
         anna = await store.create_user("anna", None, guest=True)
         bruno = await store.create_user("bruno", None, guest=True)
         carla = await store.create_user("carla", None, guest=True)
-        actor, _ = await manager.create(anna.id, anna.name, TableConfig(players=2), seat=0)
+        actor, _ = await manager.opening.create(anna.id, anna.name, TableConfig(players=2), seat=0)
         watcher = Watcher(anna.id)
         await actor.join(watcher, None)
         behind = actor.state.version

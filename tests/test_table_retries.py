@@ -104,7 +104,7 @@ async def _bot_retries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         anna = await store.create_user("anna", None, guest=True)
         config = TableConfig(players=2, bots={1: "campione"})
         # dealer 0: the bot, seat 1, moves first, 0.2 s after the table starts
-        actor, _ = await manager.create(anna.id, anna.name, config, seat=0, dealer=0)
+        actor, _ = await manager.opening.create(anna.id, anna.name, config, seat=0, dealer=0)
         failing.left = 3  # (at once: the bot's timer has not run yet)
         start = actor.state.version
         assert actor.state.to_move == 1

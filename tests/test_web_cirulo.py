@@ -285,7 +285,7 @@ MY_HAND = ["1O", "2O", "3O", "1C", "2C", "3C", "1E", "2E", "10E", "1B", "2B", "1
 STACKED_CONFIG = {"game": "cirulo", "players": 4, "bots": BOTS, "options": {"hands": 1}}
 
 #: The server's test mode checks a stacked deck with the Cirulla engine only
-#: (tables/manager.py `_check_decks`), so it refuses every Cirulo deck.
+#: (tables/opening.py `_check_decks`), so it refuses every Cirulo deck.
 
 
 def stacked_deck(hand: list[str], dealer: int) -> list[str]:

@@ -252,7 +252,7 @@ class Director:
             decks = made.get("decks")
             dealer = made.get("dealer", dealer)
         try:
-            actor = await self.tables.create_seated(
+            actor = await self.tables.opening.create_seated(
                 table_id,
                 config,
                 seats,

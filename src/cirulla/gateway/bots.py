@@ -392,7 +392,7 @@ async def _table_command(
         if kind == "sit":
             if not await manager.may_enter(actor, user.id, body.invite):
                 raise TableError("private_table", "this table is private: you need its invite link")
-            await manager.check_sit(user.id, actor)
+            await manager.opening.check_sit(user.id, actor)
             auto = bool(user.options.get("auto_declare", True))
             version = await actor.sit(user.id, user.name, body.seat, auto, body.version, True)
             await follow_table(request.app, user.id, table_id)

@@ -69,7 +69,7 @@ async def _create(
     manager = _tables(request)
     config = _config(body.config)
     try:
-        actor, invite = await manager.create(
+        actor, invite = await manager.opening.create(
             user.id,
             user.name,
             config,

@@ -427,7 +427,7 @@ class Connection:
             fresh = await store.get_user(user)
             options = fresh.options if fresh is not None else self.account.options
             auto = bool(options.get("auto_declare", True))
-            await self.tables.check_sit(user, actor)  # e.g. a playban
+            await self.tables.opening.check_sit(user, actor)  # e.g. a playban
             if cmd.table not in self.watching:  # watch first, so the seat's own event arrives
                 self.watching.add(cmd.table)
                 await actor.join(self, cmd.version)
