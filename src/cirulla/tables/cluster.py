@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..bus import BusError, RedisBus
 from .actor import Subscriber, TableActor
 from .failures import FailureLog
-from .relay import RemoteSubscriber, RemoteTable
+from .relay import RemoteSubscriber, RemoteTable, serve_call
 from .state import TableError
 
 if TYPE_CHECKING:
@@ -410,7 +410,7 @@ class Cluster:
             if message["op"] == "unsubscribe":  # at once, so it stays in order with joins
                 actor = self.manager.tables.get(message["table"])
                 if actor is not None:
-                    actor.unsubscribe(self._remote_sub(message))
+                    actor.unsubscribe(self.remote_sub(message))
             else:
                 self._spawn(self._serve(message))
         elif kind == "broadcast":
@@ -444,7 +444,8 @@ class Cluster:
                 self._routes[table_id] = MOVED
         self._spawn(self._check_routes())
 
-    def _remote_sub(self, message: dict[str, Any]) -> RemoteSubscriber:
+    def remote_sub(self, message: dict[str, Any]) -> RemoteSubscriber:
+        """The stand-in of the client on another node that a call came from."""
         key = (message["from"], message["conn"])
         sub = self._remote_subs.get(key)
         if sub is None or sub.user != message.get("user"):
@@ -464,7 +465,7 @@ class Cluster:
                 if not isinstance(handle, TableActor):
                     raise TableError("unavailable", f"table {table_id} moved: try again")
                 actor = handle
-            reply["ok"] = await self._run(actor, op, message, args)
+            reply["ok"] = await serve_call(self, actor, op, message, args)
         except TableError as exc:
             reply["error"] = [exc.code, exc.message]
         except Exception:
@@ -472,43 +473,6 @@ class Cluster:
             reply["error"] = ["internal", "the server failed to do this"]
         if message["id"] is not None:
             self.bus.send(message["from"], reply)
-
-    async def _run(
-        self, actor: TableActor, op: str, message: dict[str, Any], args: dict[str, Any]
-    ) -> Any:
-        if op == "join":
-            return await actor.join(self._remote_sub(message), args["since"])
-        if op == "resync":
-            await actor.resync(self._remote_sub(message))
-            return None
-        if op == "leave":
-            return await actor.leave(self._remote_sub(message))
-        if op == "sit":
-            return await actor.sit(
-                args["user"],
-                args["name"],
-                args["seat"],
-                args["auto"],
-                args["expected"],
-                bool(args.get("bot_account", False)),
-            )
-        if op == "stand":
-            return await actor.stand(args["user"], args["expected"])
-        if op == "play":
-            return await actor.play(args["user"], args["move"], args["expected"])
-        if op == "abandon":
-            return await actor.abandon(args["user"], args["expected"])
-        if op == "set_auto_declare":
-            await actor.set_auto_declare(args["user"], args["on"])
-            return None
-        if op == "may_enter":
-            return self.manager.may_enter_here(actor.id, args["user"], args["invite"])
-        if op == "summary":
-            return self.manager.summary(actor)
-        handler = self.ops.get(op)
-        if handler is not None:
-            return await handler(actor, args)
-        raise TableError("bad_command", f"unknown call {op!r}")
 
     # ---- the lobby --------------------------------------------------------------------
     def _on_lobby(self) -> None:

@@ -1,10 +1,11 @@
 """The two ends of a relayed call, as this node sees them.
 
 A `RemoteTable` is a table another node owns, with the calls of a local actor, each
-made on the owner; a `RemoteSubscriber` is a client on another node, as the owner's
-actor sees it, whose frames go back to that node. Apart from tables/cluster.py because
-they are stand-ins with no logic of their own: how calls and frames travel, who owns
-what and what happens when it moves, is the cluster's.
+made on the owner; `serve_call` is the owner's end of those calls, so that each call's
+name and arguments are written down in this one file. A `RemoteSubscriber` is a client
+on another node, as the owner's actor sees it, whose frames go back to that node. Apart
+from tables/cluster.py because they are stand-ins with no logic of their own: how calls
+and frames travel, who owns what and what happens when it moves, is the cluster's.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..bus import RedisBus
-from .actor import Subscriber
+from .actor import Subscriber, TableActor
+from .state import TableError
 
 if TYPE_CHECKING:
     from .cluster import Cluster
 
-__all__ = ["RemoteSubscriber", "RemoteTable"]
+__all__ = ["RemoteSubscriber", "RemoteTable", "serve_call"]
 
 
 class RemoteSubscriber:
@@ -106,3 +108,43 @@ class RemoteTable:
     async def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = await self._call("summary", None)
         return out
+
+
+async def serve_call(
+    cluster: Cluster, actor: TableActor, op: str, message: dict[str, Any], args: dict[str, Any]
+) -> Any:
+    """Run on the owner's `actor` a call a RemoteTable made on another node (`message`
+    names the client it came from, if any): the other end of each RemoteTable method."""
+    if op == "join":
+        return await actor.join(cluster.remote_sub(message), args["since"])
+    if op == "resync":
+        await actor.resync(cluster.remote_sub(message))
+        return None
+    if op == "leave":
+        return await actor.leave(cluster.remote_sub(message))
+    if op == "sit":
+        return await actor.sit(
+            args["user"],
+            args["name"],
+            args["seat"],
+            args["auto"],
+            args["expected"],
+            bool(args.get("bot_account", False)),
+        )
+    if op == "stand":
+        return await actor.stand(args["user"], args["expected"])
+    if op == "play":
+        return await actor.play(args["user"], args["move"], args["expected"])
+    if op == "abandon":
+        return await actor.abandon(args["user"], args["expected"])
+    if op == "set_auto_declare":
+        await actor.set_auto_declare(args["user"], args["on"])
+        return None
+    if op == "may_enter":
+        return cluster.manager.may_enter_here(actor.id, args["user"], args["invite"])
+    if op == "summary":
+        return cluster.manager.summary(actor)
+    handler = cluster.ops.get(op)
+    if handler is not None:
+        return await handler(actor, args)
+    raise TableError("bad_command", f"unknown call {op!r}")
