@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from cirulla import Rules, score_piles
 from cirulla.cards import full_deck
 from cirulla.cli import main
-from cirulla.score_cli import parse_pile, parse_smazzata, standing
+from cirulla.score_keeping import parse_pile, parse_smazzata, standing
 
 DECK = [str(c) for c in full_deck()]
 DIAMONDS = [f"{r}D" for r in "A234567JQK"]

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from ..score_cli import MAX_SMAZZATE, instant_winner, keeper_rules, sides_for, standing
+from ..score_keeping import MAX_SMAZZATE, instant_winner, keeper_rules, sides_for, standing
 from ..scoring import score_piles
 from .errors import ApiError
 
