@@ -87,30 +87,16 @@ class Opening:
         if self.manager.cluster is not None and not await self.manager.cluster.bus.claim(table_id):
             raise TableError("unavailable", "could not reserve a table id: try again")
         token = _secrets.token_urlsafe(16) if config.private else None
-        data: dict[str, Any] = {
-            "config": config.model_dump(mode="json"),
-            "owner": owner,
-            "shuffle": SHUFFLE_VERSION,
-        }
+        extra: dict[str, Any] = {}
         if decks is not None:
-            data["decks"] = decks
+            extra["decks"] = decks
         if dealer is not None:
-            data["dealer"] = dealer
-        first = LogRecord.first("created", data, now_ms())
-        state = TableState.from_log(table_id, [first])  # checks decks and dealer too
+            extra["dealer"] = dealer
+        first, state = _first_record(table_id, config, owner, extra)
         if decks is not None:
             _check_decks(decks, config)
-        await self.manager.store.create_table(
-            table_id,
-            game=config.preset,
-            config=config.model_dump(mode="json"),
-            private=config.private,
-            invite_hash=invite_hash(token) if token else None,
-            owner=owner,
-            first=first,
-        )
-        self.manager.invites[table_id] = invite_hash(token) if token else None
-        actor = self.manager.add_actor(state, [first])
+        hashed = invite_hash(token) if token else None
+        actor = await self._store(table_id, config, owner, first, state, config.private, hashed)
         self.manager.expiry.created(table_id)  # made over HTTP: nobody watches it yet
         async with actor._lock:
             steps: list[tuple[str, dict[str, Any]]] = [
@@ -216,36 +202,53 @@ class Opening:
             return None
         if self.manager.cluster is not None and not await self.manager.cluster.bus.claim(table_id):
             raise TableError("unavailable", f"table {table_id}: another node holds its lease")
-        data: dict[str, Any] = {
-            "config": config.model_dump(mode="json"),
-            "owner": None,
-            "shuffle": SHUFFLE_VERSION,
-            "tournament": tournament,
-        }
+        extra: dict[str, Any] = {"tournament": tournament}
         if dealer is not None:
-            data["dealer"] = dealer
+            extra["dealer"] = dealer
         if decks is not None:  # a tournament made in test mode (gateway/tournaments.py)
             if not self.manager.test_mode:
                 raise TableError("test_mode_only", "stacked decks are only for test mode")
-            data["decks"] = decks
-        first = LogRecord.first("created", data, now_ms())
-        state = TableState.from_log(table_id, [first])
+            extra["decks"] = decks
+        first, state = _first_record(table_id, config, None, extra)
         # private with an invite nobody holds: the seated players enter, nobody else
         hashed = invite_hash(_secrets.token_urlsafe(16))
+        actor = await self._store(table_id, config, None, first, state, True, hashed)
+        async with actor._lock:
+            await actor._commit([("sat", seat) for seat in seats])
+        return actor
+
+    async def _store(
+        self,
+        table_id: str,
+        config: TableConfig,
+        owner: str | None,
+        first: LogRecord,
+        state: TableState,
+        private: bool,
+        hashed: str | None,
+    ) -> TableActor:
+        """Store the new table with its first record and play it on this node."""
         await self.manager.store.create_table(
             table_id,
             game=config.preset,
             config=config.model_dump(mode="json"),
-            private=True,
+            private=private,
             invite_hash=hashed,
-            owner=None,
+            owner=owner,
             first=first,
         )
         self.manager.invites[table_id] = hashed
-        actor = self.manager.add_actor(state, [first])
-        async with actor._lock:
-            await actor._commit([("sat", seat) for seat in seats])
-        return actor
+        return self.manager.add_actor(state, [first])
+
+
+def _first_record(
+    table_id: str, config: TableConfig, owner: str | None, extra: dict[str, Any]
+) -> tuple[LogRecord, TableState]:
+    """A table's "created" record and the state it folds to (which checks decks and
+    dealer), before anything is stored."""
+    data = {"config": config.model_dump(mode="json"), "owner": owner, "shuffle": SHUFFLE_VERSION}
+    first = LogRecord.first("created", {**data, **extra}, now_ms())
+    return first, TableState.from_log(table_id, [first])
 
 
 def _bot_name(level: str, seat: int) -> str:
