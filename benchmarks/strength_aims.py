@@ -3,7 +3,8 @@
 Each aim is a figure and a line it must clear: campione's share of the cheater's margin
 against greedy (at least half), campione head to head with the campione of 2026-11-21
 (at least +0.5 a smazzata), both over at least 2,000 paired decks at 2 and at 4
-players; and each level above the one below (interval above zero). The runs are found
+players; and each level above the one below (interval above zero), maestro above
+campione included. The runs are found
 by what they played (their `config`), not by their file names, so a chunk added to any
 dated folder counts, and runs of a campione that has since changed do not:
 
@@ -58,6 +59,7 @@ def _side(level: Level) -> Side:
     return Side(level.bot, level.options, iterations)
 
 
+MAESTRO: Final = _side(LEVELS["maestro"])
 CAMPIONE: Final = _side(LEVELS["campione"])
 DIFFICILE: Final = _side(LEVELS["difficile"])
 NORMALE: Final = _side(LEVELS["normale"])
@@ -101,6 +103,8 @@ AIMS: Final = tuple(
             line=0.5,
             decks=DECKS_ASKED,
         ),
+        # maestro is a level too: the ladder's top rung (its runs cost minutes a deck)
+        Aim(f"maestro beats campione, {players} players", MAESTRO, CAMPIONE, players),
         Aim(f"campione beats difficile, {players} players", CAMPIONE, DIFFICILE, players),
         Aim(f"difficile beats normale, {players} players", DIFFICILE, NORMALE, players),
         Aim(f"normale beats facile, {players} players", NORMALE, FACILE, players),

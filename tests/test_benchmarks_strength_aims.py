@@ -10,7 +10,16 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from strength_aims import AIMS, CAMPIONE, CHEATER, NORMALE, OLD_CAMPIONE, Side, scorecard
+from strength_aims import (
+    AIMS,
+    CAMPIONE,
+    CHEATER,
+    MAESTRO,
+    NORMALE,
+    OLD_CAMPIONE,
+    Side,
+    scorecard,
+)
 
 
 def bot(side: Side) -> dict[str, Any]:
@@ -50,7 +59,7 @@ def row(rows: list[dict[str, Any]], title: str) -> dict[str, Any]:
 
 def test_every_aim_of_the_issue_is_judged_at_both_player_counts(tmp_path: Path) -> None:
     rows = scorecard(tmp_path)
-    assert len(rows) == len(AIMS) == 10
+    assert len(rows) == len(AIMS) == 12
     assert {r["players"] for r in rows} == {2, 4}
     assert all(r["status"] == "not run" and r["decks"] == 0 for r in rows)
     assert (
@@ -116,3 +125,22 @@ def test_files_that_are_not_arena_runs_are_passed_over(tmp_path: Path) -> None:
     (tmp_path / "broken.json").write_text("{not json")
     (tmp_path / "list.json").write_text("[1, 2]")
     assert all(r["status"] == "not run" for r in scorecard(tmp_path))
+
+
+def test_maestro_is_judged_against_campione_with_its_workers_and_budget(tmp_path: Path) -> None:
+    assert MAESTRO.options["workers"] > 1 and MAESTRO.iterations == 10_000
+    store(tmp_path, "m", bot(MAESTRO), bot(CAMPIONE), 2, 1, [1.0, 0.5, 1.5, 1.0])
+    # campione's options with maestro's budget is not maestro: its workers are missing
+    store(
+        tmp_path,
+        "x",
+        {**bot(MAESTRO), "options": dict(CAMPIONE.options)},
+        bot(CAMPIONE),
+        4,
+        1,
+        [2.0, 2.0],
+    )
+    rows = scorecard(tmp_path)
+    two = row(rows, "maestro beats campione, 2 players")
+    assert two["decks"] == 4 and two["status"] == "met"
+    assert row(rows, "maestro beats campione, 4 players")["status"] == "not run"
