@@ -235,6 +235,7 @@ def test_bonus_evidence_keeps_greedy_hands_and_rejects_undeclared_bonuses_b7() -
         {"others": "policy", "epsilon": 0.1, "others_epsilon": 0.0},
         {"infer": True, "missed_greedy": 0.05, "adapt": True},
         {"infer": True, "missed_greedy": 0.05, "mixture": True},
+        {"others": "policy", "epsilon": 0.1, "playout": "expert"},
     ],
 )
 def test_search_options_play_legal_moves_the_same_for_a_seed(options: dict[str, object]) -> None:
@@ -397,6 +398,8 @@ def test_infer_partner_off_reads_only_the_other_sides_plays() -> None:
         {"adapt": "yes"},
         {"mixture": 1},
         {"adapt": True, "mixture": True},
+        {"playout": "random"},
+        {"playout": "expert", "trees": 2},
     ],
 )
 def test_bad_search_options_are_value_errors(bad: dict[str, object]) -> None:
@@ -474,3 +477,26 @@ def test_unseen_threats_are_every_value_the_others_and_the_deck_hold() -> None:
                 short += len(want) < 10
                 deal.play(deal.legal_moves()[0])
     assert checked > 500 and short > 20  # late plays, where some value is out
+
+
+def test_expert_playouts_play_every_seat_as_the_expert_from_its_own_view() -> None:
+    """playout="expert" with epsilon 0: the playout is the smazzata the expert (difficile)
+    finishes at every seat, each from its own view of the determinization; the greedy
+    policy finishes some of them otherwise, and the option reaches the playouts."""
+    from cirulla.bots.playouts import UNSEEN, playout
+    from cirulla.bots.search import _expert_move
+
+    expert = bots.get("expert")
+    differs = 0
+    for i, deal in enumerate(_positions()[:30:3]):
+        got = playout(deal.copy(), random.Random(i), 0.0, UNSEEN, policy=_expert_move)
+        mirror = deal.copy()
+        while not mirror.is_over:
+            legal = mirror.legal_moves()
+            mirror.play(legal[0] if len(legal) == 1 else choose_move(expert, mirror))
+        assert got == mirror.score().totals
+        differs += got != playout(deal.copy(), random.Random(i), 0.0, UNSEEN)
+    assert differs > 0
+    bot = IsmctsBot(playout="expert")
+    assert bot.options()["playout"] == "expert"
+    assert IsmctsBot().options()["playout"] == "greedy"

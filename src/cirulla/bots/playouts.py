@@ -199,10 +199,12 @@ def playout(
     threats: int = NEXT_HAND,
     side: int = -1,
     others_epsilon: float = -1.0,
+    policy: Callable[[Deal], Move] | None = None,
 ) -> list[int]:
     """Play the smazzata to its end (epsilon-greedy); return each side's points.
     `threats`: how the greedy policy judges sweep risks (NEXT_HAND, UNSEEN, SAMPLED).
-    `others_epsilon` (if >= 0): the epsilon of the sides other than `side`."""
+    `others_epsilon` (if >= 0): the epsilon of the sides other than `side`. `policy`,
+    if given, plays in place of the greedy policy (its move must be legal)."""
     while not deal.is_over:
         legal = deal.legal_moves()
         if len(legal) == 1:
@@ -213,6 +215,8 @@ def playout(
             else others_epsilon
         ):
             move = legal[_below(rng, len(legal))]
+        elif policy is not None:
+            move = policy(deal)
         else:
             move = _policy_move(deal, legal, threats, rng)
         deal.play(move)
@@ -294,6 +298,7 @@ def ucb_visits(
     threats: int = NEXT_HAND,
     others_policy: bool = False,
     others_epsilon: float = -1.0,
+    policy: Callable[[Deal], Move] | None = None,
 ) -> list[int]:
     """The search of `ucb_search`; each `legal` root move's visits (-1: never tried),
     which root parallelism adds up over independent searches.
@@ -302,7 +307,8 @@ def ucb_visits(
     (epsilon-greedy) rather than a random one. `threats`: how the policy judges sweep
     risks (NEXT_HAND, UNSEEN, SAMPLED). `others_policy`: the other sides' moves in the
     tree are the policy's too, not chosen by UCB (an opponent model). `others_epsilon`
-    (if >= 0): the other sides' epsilon, in the tree and the playouts."""
+    (if >= 0): the other sides' epsilon, in the tree and the playouts. `policy`: the
+    playouts' policy in place of the greedy one (`playout`)."""
     root = _Node()
     c = exploration
     side_of = base.side_of
@@ -367,7 +373,7 @@ def ucb_visits(
             path.append((child, side_of(mover)))
             node = child
         totals = (
-            playout(deal, rng, epsilon, threats, root_side, others_epsilon)
+            playout(deal, rng, epsilon, threats, root_side, others_epsilon, policy)
             if not deal.is_over
             else deal.score().totals
         )

@@ -19,6 +19,7 @@ from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
 from .base import Bot, Budget, OmniscientBot, SeatView
+from .expert import ExpertBot, expert_opinion
 from .inference import (
     MISSED_BONUS,
     MISSED_CAPTURE,
@@ -63,6 +64,21 @@ INFER_TRIES: Final = 20
 #: first measured stronger; over 900 decks at 2 players the chain's lead shrank to
 #: +0.07 (-0.11 .. +0.25), so campione keeps rejection (docs/strength.md, an eighth).
 SAMPLERS: Final = ("reject", "chain", "auto")
+
+#: Who plays the playouts (`playout` option): the greedy policy, or every seat as the
+#: expert (`difficile`) plays from its own view of the determinization: about 200
+#: times slower a move, to learn whether better playouts make a better search.
+PLAYOUTS: Final = ("greedy", "expert")
+
+_EXPERT: Final = ExpertBot()
+
+
+def _expert_move(deal: Deal) -> Move:
+    """The expert's move for the seat to move, from that seat's view of `deal`."""
+    seat = deal.to_move
+    assert seat is not None
+    return _EXPERT.choose(SeatView(deal.view(seat)))
+
 
 __all__ = ["CheaterBot", "IsmctsBot", "PimcBot", "playout", "reward"]
 
@@ -120,6 +136,7 @@ class IsmctsBot(Bot):
         others_epsilon: float | None = None,
         adapt: bool = False,
         mixture: bool = False,
+        playout: str = "greedy",
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
@@ -144,6 +161,10 @@ class IsmctsBot(Bot):
             raise ValueError(f"expand must be 'random' or 'policy', not {expand!r}")
         if threats not in THREATS:
             raise ValueError(f"threats must be one of {', '.join(THREATS)}, not {threats!r}")
+        if playout not in PLAYOUTS:
+            raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {playout!r}")
+        if playout != "greedy" and trees != 1:
+            raise ValueError("playout='expert' is for the one-tree search (trees=1)")
         if others not in ("search", "policy"):
             raise ValueError(f"others must be 'search' or 'policy', not {others!r}")
         if others_epsilon is not None and (
@@ -184,6 +205,7 @@ class IsmctsBot(Bot):
         self.infer_partner = infer_partner
         self.adapt = adapt
         self.mixture = mixture
+        self.playout = playout
         self.workers = workers
         self.last_iterations = 0
 
@@ -208,6 +230,7 @@ class IsmctsBot(Bot):
             "others_epsilon": self.others_epsilon,
             "adapt": self.adapt,
             "mixture": self.mixture,
+            "playout": self.playout,
         }
 
     def choose(self, view: SeatView) -> Move:
@@ -236,8 +259,6 @@ class IsmctsBot(Bot):
         legal = view.legal
         bias: dict[object, float] | None = None
         if self.prior == "expert":
-            from .expert import expert_opinion
-
             declared, scores = expert_opinion(view)
             if declared is not None:  # the expert weighs points against cards shown
                 return [declared], [1]
@@ -279,6 +300,7 @@ class IsmctsBot(Bot):
             THREATS[self.threats],
             self.others == "policy",
             -1.0 if self.others_epsilon is None else float(self.others_epsilon),
+            _expert_move if self.playout == "expert" else None,
         )
 
     def _tree_per_deal(
