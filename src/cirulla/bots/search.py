@@ -109,7 +109,9 @@ class IsmctsBot(Bot):
     searcher factors (`inference.SEARCHER_FACTORS`) to a seat whose plays in the
     smazzata's finished stages, their hands now known, skipped greedy's play more often
     than a greedy player does; `mixture=True` weighs every hidden seat as a greedy
-    player or a searcher, even odds before its finished stages tell."""
+    player or a searcher, even odds before its finished stages tell; `playout="expert"`
+    plays the playouts by the expert (`PLAYOUTS`; docs/strength.md, 2026-12-04, an
+    eighth: no gain at equal iterations, 20 times the cost)."""
 
     name = "ismcts"
 
