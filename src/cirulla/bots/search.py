@@ -18,7 +18,7 @@ from typing import Any, Final
 from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
-from .base import Bot, Budget, OmniscientBot, SeatView
+from .base import Bot, Budget, OmniscientBot, SeatView, choose_move
 from .expert import ExpertBot, expert_opinion
 from .inference import (
     MISSED_BONUS,
@@ -75,9 +75,7 @@ _EXPERT: Final = ExpertBot()
 
 def _expert_move(deal: Deal) -> Move:
     """The expert's move for the seat to move, from that seat's view of `deal`."""
-    seat = deal.to_move
-    assert seat is not None
-    return _EXPERT.choose(SeatView(deal.view(seat)))
+    return choose_move(_EXPERT, deal)
 
 
 __all__ = ["CheaterBot", "IsmctsBot", "PimcBot", "playout", "reward"]
