@@ -62,6 +62,7 @@ def score(
     rng: random.Random,
     redraws: int,
     models: dict[str, Factors] = MODELS,
+    soft: dict[str, tuple[float, float]] | None = None,
 ) -> dict[int, dict[str, float]]:
     """Per hidden seat that some model noted something about: each model's log score
     of its real hand (0 where that model noted nothing)."""
@@ -73,10 +74,19 @@ def score(
         d.redeal_unseen(seat, rng)
         draws.append(d)
     out: dict[int, dict[str, float]] = {s: {} for s in hidden}
+    evidences = []
     for name, factors in models.items():
         mixture = name.endswith("+mixture")
         searcher = SEARCHER_FACTORS if mixture or name.endswith("+adapt") else None
-        evidence = PlayEvidence(base, hidden, *factors, searcher=searcher, mixture=mixture)
+        evidences.append(
+            (name, PlayEvidence(base, hidden, *factors, searcher=searcher, mixture=mixture))
+        )
+    for name, (beta, eps) in (soft or {}).items():
+        # campione's bonus factor; the softmax in place of the other three
+        evidences.append(
+            (name, PlayEvidence(base, hidden, *MODELS["campione"], beta=beta, eps=eps))
+        )
+    for name, evidence in evidences:
         for s in hidden:
             w_real = evidence.hand_weight(s, real.hand(s), real.declared(s))
             mean = statistics.fmean(
@@ -105,6 +115,7 @@ def run(
     redraws: int,
     seed: int,
     models: dict[str, Factors] = MODELS,
+    soft: dict[str, tuple[float, float]] | None = None,
 ) -> dict[str, Any]:
     """Each model's mean log score on the opponents' and the partner's hands, and its
     difference from campione's model on the same hands."""
@@ -124,7 +135,7 @@ def run(
             assert seat is not None
             view = SeatView(deal.view(seat))
             if seat == 0 and len(deal.legal_moves()) > 1:
-                for s, by_model in score(deal, 0, view, rng, redraws, models).items():
+                for s, by_model in score(deal, 0, view, rng, redraws, models, soft).items():
                     rows["partner" if deal.side_of(s) == 0 else "opponents"].append(by_model)
             deal.play(bots[seat].choose(view))
     result: dict[str, Any] = {}
@@ -136,9 +147,18 @@ def run(
                 "score": _summary([r[name] for r in kind_rows]),
                 "minus_campione": _summary([r[name] - r["campione"] for r in kind_rows]),
             }
-            for name in models
+            for name in [*models, *(soft or {})]
         }
     return result
+
+
+def _named_numbers(spec: str) -> tuple[str, tuple[float, ...]]:
+    """NAME=X,Y,... as the name and its numbers (none if one is not a number)."""
+    name, _, numbers = spec.partition("=")
+    try:
+        return name, tuple(float(x) for x in numbers.split(","))
+    except ValueError:
+        return name, ()
 
 
 def main() -> int:
@@ -156,15 +176,24 @@ def main() -> int:
         help="another factor set to score: missed_capture, _scopa, _bonus, _greedy "
         "(a NAME ending +adapt or +mixture: with that option of the search)",
     )
+    p.add_argument(
+        "--softmax",
+        action="append",
+        default=[],
+        metavar="NAME=BETA,EPS",
+        help="a softmax model of play to score (`PlayEvidence(beta=, eps=)`)",
+    )
     p.add_argument("--json", type=Path)
     args = p.parse_args()
+    soft: dict[str, tuple[float, float]] = {}
+    for spec in args.softmax:
+        name, pair = _named_numbers(spec)
+        if not name or len(pair) != 2 or not 0.0 <= pair[0] <= 20.0 or not 0.0 <= pair[1] < 1.0:
+            p.error(f"--softmax takes NAME=BETA,EPS, beta in [0, 20], eps in [0, 1); got {spec!r}")
+        soft[name] = (pair[0], pair[1])
     models = dict(MODELS)
     for spec in args.model:
-        name, _, numbers = spec.partition("=")
-        try:
-            factors = tuple(float(x) for x in numbers.split(","))
-        except ValueError:
-            factors = ()
+        name, factors = _named_numbers(spec)
         if not name or len(factors) != 4 or not all(0.0 < f <= 1.0 for f in factors):
             p.error(f"--model takes NAME=C,S,B,G with four factors in (0, 1]; got {spec!r}")
         models[name] = (factors[0], factors[1], factors[2], factors[3])
@@ -190,8 +219,10 @@ def main() -> int:
             )
             for k, v in models.items()
         },
+        "softmax": {k: {"beta": b, "eps": e} for k, (b, e) in soft.items()},
         "opponents": {
-            n: run(n, args.deals, args.players, args.redraws, args.seed, models) for n in names
+            n: run(n, args.deals, args.players, args.redraws, args.seed, models, soft)
+            for n in names
         },
     }
     write_json(result, args.json, echo=True)

@@ -7,6 +7,7 @@ import random
 import time
 
 import pytest
+from botutil import whimsical_position
 
 from cirulla import Deal, Rules, bots
 from cirulla.bots import LEVELS, Budget, SeatView, choose_move, level_bot
@@ -250,27 +251,6 @@ def test_search_options_play_legal_moves_the_same_for_a_seed(options: dict[str, 
         assert moves[0] == moves[1] and moves[0] in view.legal
 
 
-def _whimsical_position(seed: int, stage: int) -> Deal:
-    """A 2-player smazzata in `stage` (0-based) or later, seat 0 greedy and to move with
-    a choice after seat 1 played in the stage, seat 1 playing at random: far from
-    greedy's play."""
-    deal = Deal(RULES, 2, 1, seed=seed)
-    greedy = bots.get("greedy", seed=seed)
-    rng = random.Random(seed)
-    while True:
-        seat = deal.to_move
-        assert seat is not None and not deal.is_over
-        if (
-            seat == 0
-            and deal.stage >= stage
-            and deal._stage_plays >= 2
-            and len(deal.legal_moves()) > 1
-        ):
-            return deal
-        move = choose_move(greedy, deal, 0) if seat == 0 else rng.choice(deal.legal_moves())
-        deal.play(move)
-
-
 Factors = tuple[float, float, float, float]
 CAMPIONE_FACTORS: Factors = (0.4, 0.1, 0.05, 0.05)
 
@@ -301,7 +281,7 @@ def test_adapt_reads_a_player_far_from_greedy_with_the_searcher_factors() -> Non
     judged before a stage is over."""
     flagged = differs = 0
     for seed in range(12):
-        deal = _whimsical_position(seed, 3)
+        deal = whimsical_position(seed, 3)
         adapted = _evidence(deal, CAMPIONE_FACTORS)
         if 1 not in adapted._per_seat:
             continue
@@ -317,9 +297,7 @@ def test_adapt_reads_a_player_far_from_greedy_with_the_searcher_factors() -> Non
     assert differs >= 3
     assert flagged >= 9
     for seed in range(12):
-        assert not _evidence(
-            _whimsical_position(seed, 0), CAMPIONE_FACTORS
-        )._per_seat  # first stage
+        assert not _evidence(whimsical_position(seed, 0), CAMPIONE_FACTORS)._per_seat  # first stage
     for deal in _positions()[:80]:
         assert not _evidence(deal, CAMPIONE_FACTORS)._per_seat
 
@@ -349,9 +327,9 @@ def test_mixture_weighs_each_seat_as_greedy_or_searcher_by_its_finished_stages()
         assert mixed.weight(deal) == pytest.approx(weight)
         return share
 
-    whimsical = [check(_whimsical_position(seed, 3), 1) for seed in range(8)]
+    whimsical = [check(whimsical_position(seed, 3), 1) for seed in range(8)]
     assert min(whimsical) > 0.9
-    assert check(_whimsical_position(0, 0), 1) == 0.5  # no finished stage: even odds
+    assert check(whimsical_position(0, 0), 1) == 0.5  # no finished stage: even odds
     greedy = []
     for deal in _positions()[:120]:
         if deal.stage >= 2:

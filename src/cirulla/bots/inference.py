@@ -36,6 +36,7 @@ __all__ = [
     "PlayEvidence",
     "capturing_cards",
     "last_play",
+    "play_scores",
 ]
 
 #: How likely a player lays a card down while another of its cards could capture.
@@ -53,6 +54,11 @@ MISSED_GREEDY: Final = 1.0
 #: greedy player's (`benchmarks/model_fit.py`, 4 players: on the campione of 2026-11-21's
 #: hands they score +0.12 nats a hand over the uniform draw, campione's greedy ones -0.23).
 SEARCHER_FACTORS: Final = (0.2, 0.4, 0.05, 0.3)
+#: A softmax note (`PlayEvidence._soft_note`): per card, its plays' summed weight and
+#: their number; the card played; once `_soften` has run, the known cards' two sums
+#: and the largest probability of the play made over the hands the seat may hold.
+SoftNote = tuple[dict[Card, float], dict[Card, float], Card, float, float, float]
+
 #: What one play of a past stage says, in log-likelihood, for "a searcher" over "a
 #: greedy player": greedy's better play skipped, log(0.27 / 0.02); greedy's play,
 #: log(0.98 / 0.73) the other way (`benchmarks/play_rates.py`: searchers skip
@@ -69,14 +75,17 @@ class PlayEvidence:
 
     __slots__ = (
         "_alt",
+        "_beta",
         "_bonus",
         "_by_card",
+        "_eps",
         "_factors",
         "_missed",
         "_per_seat",
         "_rules",
         "_searcher",
         "_share",
+        "_soft",
     )
 
     def __init__(
@@ -89,6 +98,8 @@ class PlayEvidence:
         missed_greedy: float = MISSED_GREEDY,
         searcher: tuple[float, float, float, float] | None = None,
         mixture: bool = False,
+        beta: float | None = None,
+        eps: float = 0.0,
     ) -> None:
         # Per hidden seat: per past play of that seat in this stage, the unseen cards
         # that would have made it surprising, and the factor the surprise costs.
@@ -108,6 +119,18 @@ class PlayEvidence:
         self._alt: dict[int, list[float]] = {}
         self._share: dict[int, float] = {}
         self._rules = base.rules
+        # `beta`: the softmax model of a play (`_soft_note`) in place of the factors of
+        # capture, scopa and greedy; with `searcher` (not `mixture`), for the seats
+        # `_judge` finds searchers only. Per hidden seat its notes (`_soften`).
+        if beta is not None and mixture:
+            raise ValueError("the softmax model is a reading of its own: not in a mixture")
+        if beta is not None and not (0.0 <= beta <= 20.0):
+            raise ValueError(f"beta must be between 0 and 20, not {beta!r}")
+        if not (0.0 <= eps < 1.0):
+            raise ValueError(f"eps must be at least 0 and below 1, not {eps!r}")
+        self._beta = beta
+        self._eps = eps
+        self._soft: dict[int, list[SoftNote]] = {}
         if not hidden_seats:
             return
         replay = Deal(base.rules, base.players, base.dealer, deck=list(base.initial_deck))
@@ -137,7 +160,10 @@ class PlayEvidence:
                     declared.add(mover)
                     self._bonus.pop(mover, None)
                 elif move.kind == "play":
-                    self._note(replay, mover, move)
+                    if beta is None or (searcher is not None and mover not in self._per_seat):
+                        self._note(replay, mover, move)
+                    else:  # with `searcher`, only a seat judged a searcher's
+                        self._soft_note(replay, mover, move, beta)
                     bonus = self._factors_of(mover)[2]
                     if self._searcher is not None:
                         bonus = min(bonus, self._searcher[2])
@@ -149,6 +175,67 @@ class PlayEvidence:
             self._judge(past, searcher)
         if base.rules.is_scopa:
             self._bonus.clear()
+        if self._soft:
+            self._soften(base, hidden_seats)
+
+    def _soft_note(self, replay: Deal, mover: int, move: Move, beta: float) -> None:
+        """Note, for every card `mover` may have held, the weight its plays add to the
+        softmax's sum, relative to the play made (which weighs 1): exp(beta * (greedy
+        score of the play - that of the play made)) summed over the card's plays, and
+        how many plays it has (for the uniform part)."""
+        public: set[Card] = set(replay._table)
+        for pile in replay._piles:
+            public.update(pile)
+        cards = [c for c in full_deck() if c not in public]
+        scores = play_scores(replay, cards, last_play(replay))
+        made = [score for option, score in scores if option == move]
+        if len(made) != 1:  # a play the table's options do not list: nothing to read
+            return
+        weights: dict[Card, float] = {}
+        counts: dict[Card, float] = {}
+        for option, score in scores:
+            card = option.card
+            assert card is not None
+            weights[card] = weights.get(card, 0.0) + math.exp(beta * (score - made[0]))
+            counts[card] = counts.get(card, 0.0) + 1.0
+        assert move.card is not None
+        self._soft.setdefault(mover, []).append((weights, counts, move.card, 0.0, 0.0, 1.0))
+
+    def _soften(self, base: Deal, hidden_seats: list[int]) -> None:
+        """Give each softmax note the sums of the cards its seat is known to have held
+        then (the card played, the seat's later plays of the stage, its declared cards)
+        and the largest probability any hand it may hold now gives the play made, so
+        that `hand_weight` is a probability ratio, at most 1."""
+        pool: list[Card] = list(base._deck)
+        for s in hidden_seats:
+            pool += [c for c in base._hands[s] if c not in base._pending[s]]
+        eps = self._eps
+        for seat, notes in self._soft.items():
+            free = len(base._hands[seat]) - len(base._pending[seat])
+            done: list[SoftNote] = []
+            for i, (weights, counts, card, _, _, _) in enumerate(notes):
+                known = [n[2] for n in notes[i:]] + base._pending[seat]
+                const = sum(weights.get(c, 0.0) for c in known)
+                nconst = sum(counts.get(c, 0.0) for c in known)
+                low = sum(sorted(weights.get(c, 0.0) for c in pool)[:free])
+                nlow = sum(sorted(counts.get(c, 0.0) for c in pool)[:free])
+                top = _soft_p(const + low, nconst + nlow, eps)
+                done.append((weights, counts, card, const, nconst, top))
+            self._soft[seat] = done
+
+    def _soft_weight(self, seat: int, hand: list[Card], declared: list[Card]) -> float:
+        """The softmax notes' probability ratio for `seat` holding `hand`."""
+        w = 1.0
+        eps = self._eps
+        for weights, counts, _, const, nconst, top in self._soft.get(seat, ()):
+            total = const
+            ntotal = nconst
+            for c in hand:
+                if c not in declared:
+                    total += weights.get(c, 0.0)
+                    ntotal += counts.get(c, 0.0)
+            w *= _soft_p(total, ntotal, eps) / top
+        return w
 
     def _note(self, replay: Deal, mover: int, move: Move) -> None:
         table = replay.table
@@ -231,6 +318,8 @@ class PlayEvidence:
         for mover, (masks, factors) in self._index().items():
             # the declared cards are public: the same in every sample
             w = _surprised(w, masks, factors, hands[mover], declared[mover])
+        for seat in self._soft:
+            w *= self._soft_weight(seat, hands[seat], declared[seat])
         for seat, played in self._bonus.items():
             if hand_bonus_options(played + hands[seat], self._rules, frozenset(), True):
                 w *= self._factors_of(seat)[2]
@@ -259,6 +348,8 @@ class PlayEvidence:
             return (1.0 - share) * g + share * s
         if entry is not None:
             w = _surprised(w, entry[0], entry[1], hand, declared)
+        if seat in self._soft:
+            w *= self._soft_weight(seat, hand, declared)
         played = self._bonus.get(seat)
         if played is not None and hand_bonus_options(played + hand, self._rules, frozenset(), True):
             w *= self._factors_of(seat)[2]
@@ -289,8 +380,10 @@ class PlayEvidence:
     @property
     def informative(self) -> bool:
         """Is there anything to weigh (else every sample weighs 1)?"""
-        return bool(self._bonus) or any(
-            cards for notes in self._factors.values() for cards, _ in notes
+        return (
+            bool(self._bonus)
+            or bool(self._soft)
+            or any(cards for notes in self._factors.values() for cards, _ in notes)
         )
 
 
@@ -311,6 +404,32 @@ def _surprised(
         hit >>= 1
         i += 1
     return w
+
+
+def _soft_p(total: float, count: float, eps: float) -> float:
+    """The softmax model's probability of the play made (which weighs 1 in `total`)."""
+    p = (1.0 - eps) / total
+    if eps > 0.0:
+        p += eps / count
+    return p
+
+
+def play_scores(deal: Deal, cards: Iterable[Card], last: bool) -> list[tuple[Move, float]]:
+    """Every play of `cards` on `deal`'s table with greedy's score of it, sweep threats
+    judged from every card not public (an observer's judgement: the softmax model)."""
+    public: set[Card] = set(deal._table)
+    for pile in deal._piles:
+        public.update(pile)
+    for pending in deal._pending:
+        public.update(pending)
+    threats = {c.value for c in full_deck() if c not in public}
+    values = deal._tkey
+    table = deal._table
+    out: list[tuple[Move, float]] = []
+    for card in cards:
+        for option in deal._plays_of([card]):
+            out.append((option, greedy_score(option, values, table, threats, last)))
+    return out
 
 
 def last_play(deal: Deal) -> bool:

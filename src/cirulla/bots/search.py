@@ -109,7 +109,11 @@ class IsmctsBot(Bot):
     than a greedy player does; `mixture=True` weighs every hidden seat as a greedy
     player or a searcher, even odds before its finished stages tell; `playout="expert"`
     plays the playouts by the expert (`PLAYOUTS`; docs/strength.md, 2026-12-04, an
-    eighth: no gain at equal iterations, 20 times the cost)."""
+    eighth: no gain at equal iterations, 20 times the cost); `softmax=[beta, eps]` reads
+    the others' plays of the stage by a softmax over greedy's scores of their hands'
+    plays, mixed with a uniform choice of weight eps, in place of the factors of
+    capture, scopa and greedy (`inference.PlayEvidence`, `benchmarks/policy_fit.py`);
+    with `adapt`, only for the seats its finished stages show to be searchers."""
 
     name = "ismcts"
 
@@ -137,6 +141,7 @@ class IsmctsBot(Bot):
         adapt: bool = False,
         mixture: bool = False,
         playout: str = "greedy",
+        softmax: tuple[float, float] | list[float] | None = None,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
@@ -153,6 +158,20 @@ class IsmctsBot(Bot):
             raise ValueError(f"mixture must be True or False, not {mixture!r}")
         if adapt and mixture:
             raise ValueError("adapt and mixture are two readings of the same plays: choose one")
+        if softmax is not None:
+            if (
+                not isinstance(softmax, (tuple, list))
+                or len(softmax) != 2
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in softmax)
+                or not 0.0 <= softmax[0] <= 20.0
+                or not 0.0 <= softmax[1] < 1.0
+            ):
+                raise ValueError(
+                    f"softmax must be [beta, eps], beta 0 to 20, eps 0 to below 1, not {softmax!r}"
+                )
+            if mixture:
+                raise ValueError("softmax is a reading of its own: not in a mixture")
+            softmax = (float(softmax[0]), float(softmax[1]))
         if not isinstance(infer_partner, bool):
             raise ValueError(f"infer_partner must be True or False, not {infer_partner!r}")
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -206,6 +225,7 @@ class IsmctsBot(Bot):
         self.adapt = adapt
         self.mixture = mixture
         self.playout = playout
+        self.softmax = softmax
         self.workers = workers
         self.last_iterations = 0
 
@@ -231,6 +251,7 @@ class IsmctsBot(Bot):
             "adapt": self.adapt,
             "mixture": self.mixture,
             "playout": self.playout,
+            "softmax": None if self.softmax is None else list(self.softmax),
         }
 
     def choose(self, view: SeatView) -> Move:
@@ -344,6 +365,8 @@ class IsmctsBot(Bot):
             *self.missed,
             searcher=SEARCHER_FACTORS if self.adapt or self.mixture else None,
             mixture=self.mixture,
+            beta=None if self.softmax is None else self.softmax[0],
+            eps=0.0 if self.softmax is None else self.softmax[1],
         )
         if not evidence.informative:
             return lambda: self._sample(base, seat)
