@@ -20,7 +20,9 @@ search would stop early):
 - `new_chain`: today's campione drawing the model's posterior by its Metropolis chain
   (`sampler="chain"`), at a cost a sample that does not grow with the evidence;
 - `new_mixture`: today's campione weighing each hidden seat as a greedy player or a
-  searcher (`mixture=True`, docs/strength.md).
+  searcher (`mixture=True`, docs/strength.md);
+- `new_softmax`: today's campione reading the others' plays by the softmax model fitted
+  to the searchers (`softmax=[3.0, 0.3]`, docs/strength.md, 2026-12-05).
 
 Campione's own budget is `--iterations 3000` (1,500 until 2026-11-28).
 """
@@ -62,6 +64,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "new_without_infer": {k: v for k, v in CAMPIONE_OPTIONS.items() if k not in MODEL},
     "new_chain": {**CAMPIONE_OPTIONS, "sampler": "chain"},
     "new_mixture": {**CAMPIONE_OPTIONS, "mixture": True},
+    "new_softmax": {**CAMPIONE_OPTIONS, "softmax": [3.0, 0.3]},
 }
 
 
