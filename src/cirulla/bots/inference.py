@@ -183,9 +183,8 @@ class PlayEvidence:
         softmax's sum, relative to the play made (which weighs 1): exp(beta * (greedy
         score of the play - that of the play made)) summed over the card's plays, and
         how many plays it has (for the uniform part)."""
-        public: set[Card] = set(replay._table)
-        for pile in replay._piles:
-            public.update(pile)
+        # the declared cards stay candidates: their seat holds them
+        public = _public(replay, declared=False)
         cards = [c for c in full_deck() if c not in public]
         scores = play_scores(replay, cards, last_play(replay))
         made = [score for option, score in scores if option == move]
@@ -417,11 +416,7 @@ def _soft_p(total: float, count: float, eps: float) -> float:
 def play_scores(deal: Deal, cards: Iterable[Card], last: bool) -> list[tuple[Move, float]]:
     """Every play of `cards` on `deal`'s table with greedy's score of it, sweep threats
     judged from every card not public (an observer's judgement: the softmax model)."""
-    public: set[Card] = set(deal._table)
-    for pile in deal._piles:
-        public.update(pile)
-    for pending in deal._pending:
-        public.update(pending)
+    public = _public(deal)
     threats = {c.value for c in full_deck() if c not in public}
     values = deal._tkey
     table = deal._table
@@ -430,6 +425,18 @@ def play_scores(deal: Deal, cards: Iterable[Card], last: bool) -> list[tuple[Mov
         for option in deal._plays_of([card]):
             out.append((option, greedy_score(option, values, table, threats, last)))
     return out
+
+
+def _public(deal: Deal, declared: bool = True) -> set[Card]:
+    """The cards everyone has seen: the table, the captured piles, and (`declared`) the
+    declared cards still in hand."""
+    public: set[Card] = set(deal._table)
+    for pile in deal._piles:
+        public.update(pile)
+    if declared:
+        for pending in deal._pending:
+            public.update(pending)
+    return public
 
 
 def last_play(deal: Deal) -> bool:
@@ -457,11 +464,7 @@ def _greedy_better(replay: Deal, move: Move, last: bool) -> frozenset[Card]:
     key: its score, then the lower card), judged as greedy judges: sweep threats from
     every card not yet public. Greedy's choice is the best over the cards held, so each
     such card held is, alone, a surprise."""
-    public: set[Card] = set(replay._table)
-    for pile in replay._piles:
-        public.update(pile)
-    for pending in replay._pending:
-        public.update(pending)
+    public = _public(replay)
     card = move.card
     assert card is not None
     threats = {c.value for c in full_deck() if c not in public and c is not card}
