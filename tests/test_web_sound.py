@@ -80,6 +80,39 @@ def test_no_sound_before_interaction_then_capture_play_and_turn(pages: Any) -> N
     assert wait_sounds(page, 3) == ["capture", "play", "turn"]
 
 
+def test_driver_scripts_are_not_an_interaction(pages: Any) -> None:
+    """Playwright's scripts count as the browser's user activation; they must not unlock
+    sound. When sound.js came after them it used to read that record and sound a table
+    nobody had touched (a flaky run of the test above)."""
+    page = pages()
+    guest(page)
+    # app.js asks for sound.js once the lobby is drawn; it is held back until the
+    # driver's scripts have run (a slow line), so the module starts after them
+    held: list[Any] = []
+
+    def is_sound_js(url: str) -> bool:
+        return url.endswith("/static/js/sound.js")
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route(is_sound_js, hold)
+    page.goto("/")
+    page.wait_for_selector("main")
+    for _ in range(300):
+        if held:
+            break
+        page.wait_for_timeout(50)  # (the route handler runs while the driver waits)
+    assert held, "app.js never asked for sound.js"
+    assert page.evaluate("() => navigator.userActivation.hasBeenActive")
+    held[0].continue_()
+    sound_on = "async () => (await import('/static/js/sound.js')).soundOn()"
+    assert page.evaluate(sound_on) is False
+    assert page.evaluate("() => window.__cirullaInteracted") is None
+    page.keyboard.press("Shift")  # a real (trusted) key event
+    assert page.evaluate(sound_on) is True
+
+
 def test_scopa_then_mute_and_volume_are_remembered(pages: Any) -> None:
     page = pages()
     guest(page)

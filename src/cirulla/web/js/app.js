@@ -490,8 +490,15 @@ function onLanguageChange() {
 }
 
 async function start() {
-  // Sound once the first page is drawn (a click before it still counts: sound.js reads
-  // the browser's record of the page's first interaction).
+  // Sound once the first page is drawn; a click before it still counts, as this listener
+  // (there from the start) keeps the record sound.js reads. Not the browser's own
+  // navigator.userActivation: a test driver's script calls count there as activations.
+  const interacted = (e) => {
+    if (e.isTrusted) window.__cirullaInteracted = true;
+  };
+  for (const type of ["pointerdown", "keydown", "touchstart"]) {
+    window.addEventListener(type, interacted, { capture: true, passive: true });
+  }
   firstPage.then(() => import("./sound.js")).catch((err) => console.error(err));
   window.__cirullaSounds = window.__cirullaSounds || []; // sound.js's record, there from the start
   const app = document.getElementById("app");

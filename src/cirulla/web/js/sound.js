@@ -2,9 +2,10 @@
 // Browsers let a page make sound only after the player has interacted with it, so
 // nothing plays (and nothing is recorded) before the first pointer or key event; the
 // AudioContext is created then. This module may arrive after that event (app.js loads
-// it once the first page is drawn): the browser's own record of an interaction
-// (navigator.userActivation) counts too, and the context is made at the first sound. The settings (on/off, volume 0-100) are the player's
-// options `sound` and `volume`, mirrored in localStorage for guests and offline.
+// it once the first page is drawn): app.js's own record of an interaction
+// (window.__cirullaInteracted) counts too, and the context is made at the first sound.
+// The settings (on/off, volume 0-100) are the player's options `sound` and `volume`,
+// mirrored in localStorage for guests and offline.
 // Every sound the client decides to play is pushed to window.__cirullaSounds (tests).
 
 const STORAGE_KEY = "cirulla.sound";
@@ -13,7 +14,7 @@ const DEFAULTS = { on: true, volume: 70 };
 export const SOUND_NAMES = ["play", "capture", "scopa", "accuso", "trick", "coins", "turn", "tick", "win", "lose", "end"];
 
 let settings = readStored();
-let interacted = Boolean(navigator.userActivation && navigator.userActivation.hasBeenActive);
+let interacted = window.__cirullaInteracted === true;
 let ctx = null;
 let master = null;
 
