@@ -112,11 +112,7 @@ def _policy_move(
     assert seat is not None
     if mode == LOOKAHEAD:
         return _lookahead_move(deal, legal, seat)
-    if mode == NEXT_HAND:
-        threats = {c.value for c in deal._hands[deal._next_seat[seat]]}
-    else:
-        assert rng is not None
-        threats = _threats(deal, seat, mode, rng)
+    threats = _judged_threats(deal, seat, mode, rng)
     values = deal._tkey
     table = deal._table
     last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
@@ -131,6 +127,50 @@ def _policy_move(
         if score > best_score:
             best, best_score = move, score
     return best
+
+
+def _judged_threats(deal: Deal, seat: int, mode: int, rng: random.Random | None) -> set[int]:
+    """The values greedy fears to leave a sweep to, as `mode` judges them (not LOOKAHEAD)."""
+    if mode == NEXT_HAND:
+        return {c.value for c in deal._hands[deal._next_seat[seat]]}
+    assert rng is not None
+    return _threats(deal, seat, mode, rng)
+
+
+def _softmax_move(
+    deal: Deal, legal: list[Move], beta: float, mode: int, rng: random.Random
+) -> Move:
+    """A play drawn with probability proportional to exp(beta * greedy's score): the
+    model fitted to the searchers' own plays (benchmarks/policy_fit.py), where the policy
+    plays greedy's best; declaring when it can, as the policy does. LOOKAHEAD judges by
+    the policy (the fit used greedy's own score)."""
+    seat = deal.to_move
+    assert seat is not None
+    if mode == LOOKAHEAD:
+        return _lookahead_move(deal, legal, seat)
+    threats = _judged_threats(deal, seat, mode, rng)
+    values = deal._tkey
+    table = deal._table
+    last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
+    plays: list[Move] = []
+    scores: list[float] = []
+    for move in legal:
+        if move.kind != "play":
+            if move.kind == "declare":
+                return move
+            continue
+        plays.append(move)
+        scores.append(greedy_score(move, values, table, threats, last))
+    if not plays:
+        return legal[0]
+    top = max(scores)
+    weights = [math.exp(beta * (x - top)) for x in scores]
+    pick = rng.random() * sum(weights)
+    for move, w in zip(plays, weights, strict=True):
+        pick -= w
+        if pick < 0.0:
+            return move
+    return plays[-1]
 
 
 def _lookahead_move(deal: Deal, legal: list[Move], seat: int) -> Move:
@@ -299,6 +339,7 @@ def ucb_visits(
     others_policy: bool = False,
     others_epsilon: float = -1.0,
     policy: Callable[[Deal], Move] | None = None,
+    others_beta: float = 0.0,
 ) -> list[int]:
     """The search of `ucb_search`; each `legal` root move's visits (-1: never tried),
     which root parallelism adds up over independent searches.
@@ -308,7 +349,9 @@ def ucb_visits(
     risks (NEXT_HAND, UNSEEN, SAMPLED). `others_policy`: the other sides' moves in the
     tree are the policy's too, not chosen by UCB (an opponent model). `others_epsilon`
     (if >= 0): the other sides' epsilon, in the tree and the playouts. `policy`: the
-    playouts' policy in place of the greedy one (`playout`)."""
+    playouts' policy in place of the greedy one (`playout`). `others_beta` (if > 0,
+    with `others_policy`): the other sides' moves in the tree drawn by a softmax of
+    greedy's scores at that beta (`_softmax_move`), not greedy's best."""
     root = _Node()
     c = exploration
     side_of = base.side_of
@@ -324,8 +367,14 @@ def ucb_visits(
             assert mover is not None
             children = node.children
             if others_policy and node is not root and side_of(mover) != root_side:
-                if len(moves) == 1 or rng.random() >= other_eps:
-                    move = moves[0] if len(moves) == 1 else _policy_move(deal, moves, threats, rng)
+                if len(moves) == 1:
+                    move = moves[0]
+                elif rng.random() >= other_eps:
+                    move = (
+                        _softmax_move(deal, moves, others_beta, threats, rng)
+                        if others_beta > 0.0
+                        else _policy_move(deal, moves, threats, rng)
+                    )
                 else:
                     move = moves[_below(rng, len(moves))]
                 entry = children.get(move.key)

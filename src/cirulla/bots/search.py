@@ -113,7 +113,9 @@ class IsmctsBot(Bot):
     the others' plays of the stage by a softmax over greedy's scores of their hands'
     plays, mixed with a uniform choice of weight eps, in place of the factors of
     capture, scopa and greedy (`inference.PlayEvidence`, `benchmarks/policy_fit.py`);
-    with `adapt`, only for the seats its finished stages show to be searchers."""
+    with `adapt`, only for the seats its finished stages show to be searchers;
+    `others_beta` (with `others="policy"`) draws the other sides' moves in the tree by
+    that softmax of greedy's scores, at this beta, in place of greedy's best."""
 
     name = "ismcts"
 
@@ -142,6 +144,7 @@ class IsmctsBot(Bot):
         mixture: bool = False,
         playout: str = "greedy",
         softmax: tuple[float, float] | list[float] | None = None,
+        others_beta: float | None = None,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
@@ -192,6 +195,16 @@ class IsmctsBot(Bot):
             or not 0.0 <= others_epsilon <= 1.0
         ):
             raise ValueError(f"others_epsilon must be between 0 and 1, not {others_epsilon!r}")
+        if others_beta is not None:
+            if (
+                not isinstance(others_beta, (int, float))
+                or isinstance(others_beta, bool)
+                or not 0.0 < others_beta <= 20.0
+            ):
+                raise ValueError(f"others_beta must be above 0, at most 20, not {others_beta!r}")
+            if others != "policy":
+                raise ValueError("others_beta draws the others' moves of others='policy'")
+            others_beta = float(others_beta)
         for name, factor in (
             ("missed_capture", missed_capture),
             ("missed_scopa", missed_scopa),
@@ -216,6 +229,7 @@ class IsmctsBot(Bot):
         self.threats = threats
         self.others = others
         self.others_epsilon = others_epsilon
+        self.others_beta = others_beta
         self.epsilon = epsilon
         self.exploration = exploration
         self.prior = prior
@@ -252,6 +266,7 @@ class IsmctsBot(Bot):
             "mixture": self.mixture,
             "playout": self.playout,
             "softmax": None if self.softmax is None else list(self.softmax),
+            "others_beta": self.others_beta,
         }
 
     def choose(self, view: SeatView) -> Move:
@@ -322,6 +337,7 @@ class IsmctsBot(Bot):
             self.others == "policy",
             -1.0 if self.others_epsilon is None else float(self.others_epsilon),
             _expert_move if self.playout == "expert" else None,
+            0.0 if self.others_beta is None else self.others_beta,
         )
 
     def _tree_per_deal(
