@@ -22,7 +22,9 @@ search would stop early):
 - `new_mixture`: today's campione weighing each hidden seat as a greedy player or a
   searcher (`mixture=True`, docs/strength.md);
 - `new_softmax`: today's campione reading the others' plays by the softmax model fitted
-  to the searchers (`softmax=[3.0, 0.3]`, docs/strength.md, 2026-12-05).
+  to the searchers (`softmax=[3.0, 0.3]`, docs/strength.md, 2026-12-05);
+- `new_others_beta`: today's campione drawing the other sides' moves in the tree by
+  that softmax (`others_beta=3.0`, docs/strength.md, 2026-12-05, a third).
 
 Campione's own budget is `--iterations 3000` (1,500 until 2026-11-28).
 """
@@ -65,6 +67,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "new_chain": {**CAMPIONE_OPTIONS, "sampler": "chain"},
     "new_mixture": {**CAMPIONE_OPTIONS, "mixture": True},
     "new_softmax": {**CAMPIONE_OPTIONS, "softmax": [3.0, 0.3]},
+    "new_others_beta": {**CAMPIONE_OPTIONS, "others_beta": 3.0},
 }
 
 
