@@ -24,7 +24,10 @@ search would stop early):
 - `new_softmax`: today's campione reading the others' plays by the softmax model fitted
   to the searchers (`softmax=[3.0, 0.3]`, docs/strength.md, 2026-12-05);
 - `new_others_beta`: today's campione drawing the other sides' moves in the tree by
-  that softmax (`others_beta=3.0`, docs/strength.md, 2026-12-05, a third).
+  that softmax (`others_beta=3.0`, docs/strength.md, 2026-12-05, a third);
+- `new_others_lookahead`: today's campione whose other sides' tree moves reply to the
+  next player's cards (`others_threats="lookahead"`, docs/strength.md, 2026-12-05, a
+  fourth).
 
 Campione's own budget is `--iterations 3000` (1,500 until 2026-11-28).
 """
@@ -68,6 +71,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "new_mixture": {**CAMPIONE_OPTIONS, "mixture": True},
     "new_softmax": {**CAMPIONE_OPTIONS, "softmax": [3.0, 0.3]},
     "new_others_beta": {**CAMPIONE_OPTIONS, "others_beta": 3.0},
+    "new_others_lookahead": {**CAMPIONE_OPTIONS, "others_threats": "lookahead"},
 }
 
 

@@ -340,6 +340,7 @@ def ucb_visits(
     others_epsilon: float = -1.0,
     policy: Callable[[Deal], Move] | None = None,
     others_beta: float = 0.0,
+    others_threats: int = -1,
 ) -> list[int]:
     """The search of `ucb_search`; each `legal` root move's visits (-1: never tried),
     which root parallelism adds up over independent searches.
@@ -351,12 +352,15 @@ def ucb_visits(
     (if >= 0): the other sides' epsilon, in the tree and the playouts. `policy`: the
     playouts' policy in place of the greedy one (`playout`). `others_beta` (if > 0,
     with `others_policy`): the other sides' moves in the tree drawn by a softmax of
-    greedy's scores at that beta (`_softmax_move`), not greedy's best."""
+    greedy's scores at that beta (`_softmax_move`), not greedy's best. `others_threats`
+    (if >= 0, with `others_policy`): how the other sides' tree moves judge sweep risks,
+    in place of `threats` (LOOKAHEAD: their best reply to the next player's cards)."""
     root = _Node()
     c = exploration
     side_of = base.side_of
     root_side = side_of(base.to_move)
     other_eps = epsilon if others_epsilon < 0.0 else others_epsilon
+    other_mode = threats if others_threats < 0 else others_threats
     while clock.more():
         deal = sample()
         node = root
@@ -371,9 +375,9 @@ def ucb_visits(
                     move = moves[0]
                 elif rng.random() >= other_eps:
                     move = (
-                        _softmax_move(deal, moves, others_beta, threats, rng)
+                        _softmax_move(deal, moves, others_beta, other_mode, rng)
                         if others_beta > 0.0
-                        else _policy_move(deal, moves, threats, rng)
+                        else _policy_move(deal, moves, other_mode, rng)
                     )
                 else:
                     move = moves[_below(rng, len(moves))]

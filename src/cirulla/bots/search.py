@@ -115,7 +115,10 @@ class IsmctsBot(Bot):
     capture, scopa and greedy (`inference.PlayEvidence`, `benchmarks/policy_fit.py`);
     with `adapt`, only for the seats its finished stages show to be searchers;
     `others_beta` (with `others="policy"`) draws the other sides' moves in the tree by
-    that softmax of greedy's scores, at this beta, in place of greedy's best."""
+    that softmax of greedy's scores, at this beta, in place of greedy's best;
+    `others_threats` (with `others="policy"`) judges the other sides' tree moves' sweep
+    risks its own way (`THREATS`; "lookahead": their best play less the next player's
+    best reply, a sharper opponent than greedy), the playouts still by `threats`."""
 
     name = "ismcts"
 
@@ -145,6 +148,7 @@ class IsmctsBot(Bot):
         playout: str = "greedy",
         softmax: tuple[float, float] | list[float] | None = None,
         others_beta: float | None = None,
+        others_threats: str | None = None,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not 0.0 <= epsilon <= 1.0:
@@ -205,6 +209,13 @@ class IsmctsBot(Bot):
             if others != "policy":
                 raise ValueError("others_beta draws the others' moves of others='policy'")
             others_beta = float(others_beta)
+        if others_threats is not None:
+            if not isinstance(others_threats, str) or others_threats not in THREATS:
+                raise ValueError(
+                    f"others_threats must be one of {', '.join(THREATS)}, not {others_threats!r}"
+                )
+            if others != "policy":
+                raise ValueError("others_threats judges the others' moves of others='policy'")
         for name, factor in (
             ("missed_capture", missed_capture),
             ("missed_scopa", missed_scopa),
@@ -230,6 +241,7 @@ class IsmctsBot(Bot):
         self.others = others
         self.others_epsilon = others_epsilon
         self.others_beta = others_beta
+        self.others_threats = others_threats
         self.epsilon = epsilon
         self.exploration = exploration
         self.prior = prior
@@ -267,6 +279,7 @@ class IsmctsBot(Bot):
             "playout": self.playout,
             "softmax": None if self.softmax is None else list(self.softmax),
             "others_beta": self.others_beta,
+            "others_threats": self.others_threats,
         }
 
     def choose(self, view: SeatView) -> Move:
@@ -338,6 +351,7 @@ class IsmctsBot(Bot):
             -1.0 if self.others_epsilon is None else float(self.others_epsilon),
             _expert_move if self.playout == "expert" else None,
             0.0 if self.others_beta is None else self.others_beta,
+            -1 if self.others_threats is None else THREATS[self.others_threats],
         )
 
     def _tree_per_deal(
