@@ -95,13 +95,22 @@ TURN = """id => {
 }"""
 
 
+FINISHED = """id => {
+    const v = window.cirulla.conn.view(id);
+    return !!v && (v.status === 'finished' || v.status === 'closed');
+}"""
+
+
 def play_both_to_the_end(first: Any, second: Any, table: str) -> None:
-    """Two browser pages play by clicks, each at its turn, until the partita is over."""
+    """Two browser pages play by clicks, each at its turn, until both see the partita
+    over (the page that saw the last move may learn of the end before the other)."""
     deadline = time.monotonic() + PARTITA_SECONDS
     page = first
     while time.monotonic() < deadline:
         state = page.wait_for_function(TURN, arg=table, timeout=PARTITA_SECONDS * 1000).json_value()
         if state == "finished":
+            for each in (first, second):
+                each.wait_for_function(FINISHED, arg=table, timeout=30_000)
             return
         if state == "other":
             page = second if page is first else first
