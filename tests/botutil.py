@@ -9,6 +9,10 @@ from cirulla.bots import choose_move
 
 RULES = Rules.preset("cirulla")
 
+#: The parts of campione's options that shape its tree (`levels.CAMPIONE_OPTIONS` less
+#: the model's factors): the base the tests of the others' tree moves change one thing of.
+CAMPIONE_LIKE = {"infer": True, "others": "policy", "threats": "unseen", "epsilon": 0.1}
+
 
 def whimsical_position(seed: int, stage: int, players: int = 2) -> Deal:
     """A smazzata in `stage` (0-based) or later, seat 0 greedy and to move with a choice

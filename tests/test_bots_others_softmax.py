@@ -8,7 +8,7 @@ import random
 from collections import Counter
 
 import pytest
-from botutil import whimsical_position
+from botutil import CAMPIONE_LIKE, whimsical_position
 
 from cirulla import Deal, Rules, bots
 from cirulla.bots import Budget, SeatView
@@ -18,7 +18,6 @@ from cirulla.bots.search import IsmctsBot
 from cirulla.moves import Move
 
 RULES = Rules.preset("cirulla")
-CAMPIONE_LIKE = {"infer": True, "others": "policy", "threats": "unseen", "epsilon": 0.1}
 
 
 def _spread_position() -> tuple[Deal, list[Move], list[float]]:

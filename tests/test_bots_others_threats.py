@@ -4,13 +4,11 @@
 from __future__ import annotations
 
 import pytest
-from botutil import whimsical_position
+from botutil import CAMPIONE_LIKE, whimsical_position
 
 from cirulla import bots
 from cirulla.bots import Budget, SeatView
 from cirulla.bots.search import IsmctsBot
-
-CAMPIONE_LIKE = {"infer": True, "others": "policy", "threats": "unseen", "epsilon": 0.1}
 
 
 def _visits(players: int, **extra: object) -> list[int]:
