@@ -28,13 +28,10 @@ from .inference import (
     SEARCHER_FACTORS,
     PlayEvidence,
 )
+from .ismcts_options import THREATS, IsmctsOptions
 from .playouts import (
     DEFAULT_EPSILON,
-    LOOKAHEAD,
-    NEXT_HAND,
     REWARD_SCALE,
-    SAMPLED,
-    UNSEEN,
     Clock,
     most_visited,
     pimc_search,
@@ -46,30 +43,8 @@ from .playouts import (
 from .posterior import PosteriorSampler, RejectionSampler
 from .rootpool import search_in_parallel
 
-#: How the playouts judge sweep risks (`threats` option): the next player's cards in
-#: the determinization, every card the mover cannot see, or a draw from those.
-THREATS: Final = {
-    "next": NEXT_HAND,
-    "unseen": UNSEEN,
-    "sampled": SAMPLED,
-    "lookahead": LOOKAHEAD,
-}
-
 #: Draws a sample may take before the most plausible one so far is kept (`infer`).
 INFER_TRIES: Final = 20
-#: How `infer` draws its determinizations (`sampler` option): uniform redraws kept with
-#: their weight's probability, else the best of INFER_TRIES; or a Metropolis chain over
-#: the hidden cards (`posterior.PosteriorSampler`), which reaches the model's posterior;
-#: or "auto": the chain at 2 players (one hidden hand), rejection at more, where each
-#: first measured stronger; over 900 decks at 2 players the chain's lead shrank to
-#: +0.07 (-0.11 .. +0.25), so campione keeps rejection (docs/strength.md, an eighth).
-SAMPLERS: Final = ("reject", "chain", "auto")
-
-#: Who plays the playouts (`playout` option): the greedy policy, or every seat as the
-#: expert (`difficile`) plays from its own view of the determinization: about 200
-#: times slower a move, to learn whether better playouts make a better search.
-PLAYOUTS: Final = ("greedy", "expert")
-
 _EXPERT: Final = ExpertBot()
 
 
@@ -99,7 +74,7 @@ class IsmctsBot(Bot):
     `others="policy"` plays the other sides' moves in the tree by the policy; `trees=N`
     searches N determinizations apart, each seeing every card, and adds their visits;
     `sampler="chain"` draws `infer`'s determinizations by a Metropolis chain, "auto" by
-    the chain at 2 players and by rejection at more (`SAMPLERS`);
+    the chain at 2 players and by rejection at more (`ismcts_options.SAMPLERS`);
     `infer_partner=False` leaves the partner's plays out of the opponent model, which
     models greedy players and so misreads a partner who searches; `others_epsilon`
     gives the other sides their own epsilon in the tree and the playouts (0: the
@@ -108,7 +83,7 @@ class IsmctsBot(Bot):
     smazzata's finished stages, their hands now known, skipped greedy's play more often
     than a greedy player does; `mixture=True` weighs every hidden seat as a greedy
     player or a searcher, even odds before its finished stages tell; `playout="expert"`
-    plays the playouts by the expert (`PLAYOUTS`; docs/strength.md, 2026-12-04, an
+    plays the playouts by the expert (`ismcts_options.PLAYOUTS`; docs/strength.md, 2026-12-04, an
     eighth: no gain at equal iterations, 20 times the cost); `softmax=[beta, eps]` reads
     the others' plays of the stage by a softmax over greedy's scores of their hands'
     plays, mixed with a uniform choice of weight eps, in place of the factors of
@@ -151,136 +126,58 @@ class IsmctsBot(Bot):
         others_threats: str | None = None,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
-        if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"epsilon must be between 0 and 1, not {epsilon!r}")
-        if not isinstance(exploration, (int, float)) or not exploration >= 0.0:
-            raise ValueError(f"exploration must be a number >= 0, not {exploration!r}")
-        if prior not in (None, "expert"):
-            raise ValueError(f"prior must be None or 'expert', not {prior!r}")
-        if not isinstance(infer, bool):
-            raise ValueError(f"infer must be True or False, not {infer!r}")
-        if not isinstance(adapt, bool):
-            raise ValueError(f"adapt must be True or False, not {adapt!r}")
-        if not isinstance(mixture, bool):
-            raise ValueError(f"mixture must be True or False, not {mixture!r}")
-        if adapt and mixture:
-            raise ValueError("adapt and mixture are two readings of the same plays: choose one")
-        if softmax is not None:
-            if (
-                not isinstance(softmax, (tuple, list))
-                or len(softmax) != 2
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in softmax)
-                or not 0.0 <= softmax[0] <= 20.0
-                or not 0.0 <= softmax[1] < 1.0
-            ):
-                raise ValueError(
-                    f"softmax must be [beta, eps], beta 0 to 20, eps 0 to below 1, not {softmax!r}"
-                )
-            if mixture:
-                raise ValueError("softmax is a reading of its own: not in a mixture")
-            softmax = (float(softmax[0]), float(softmax[1]))
-        if not isinstance(infer_partner, bool):
-            raise ValueError(f"infer_partner must be True or False, not {infer_partner!r}")
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
             raise ValueError(f"workers must be a whole number from 1 to 64, not {workers!r}")
-        if expand not in ("random", "policy"):
-            raise ValueError(f"expand must be 'random' or 'policy', not {expand!r}")
-        if threats not in THREATS:
-            raise ValueError(f"threats must be one of {', '.join(THREATS)}, not {threats!r}")
-        if playout not in PLAYOUTS:
-            raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {playout!r}")
-        if playout != "greedy" and trees != 1:
-            raise ValueError("playout='expert' is for the one-tree search (trees=1)")
-        if others not in ("search", "policy"):
-            raise ValueError(f"others must be 'search' or 'policy', not {others!r}")
-        if others_epsilon is not None and (
-            not isinstance(others_epsilon, (int, float))
-            or isinstance(others_epsilon, bool)
-            or not 0.0 <= others_epsilon <= 1.0
-        ):
-            raise ValueError(f"others_epsilon must be between 0 and 1, not {others_epsilon!r}")
-        if others_beta is not None:
-            if (
-                not isinstance(others_beta, (int, float))
-                or isinstance(others_beta, bool)
-                or not 0.0 < others_beta <= 20.0
-            ):
-                raise ValueError(f"others_beta must be above 0, at most 20, not {others_beta!r}")
-            if others != "policy":
-                raise ValueError("others_beta draws the others' moves of others='policy'")
-            others_beta = float(others_beta)
-        if others_threats is not None:
-            if not isinstance(others_threats, str) or others_threats not in THREATS:
-                raise ValueError(
-                    f"others_threats must be one of {', '.join(THREATS)}, not {others_threats!r}"
-                )
-            if others != "policy":
-                raise ValueError("others_threats judges the others' moves of others='policy'")
-        for name, factor in (
-            ("missed_capture", missed_capture),
-            ("missed_scopa", missed_scopa),
-            ("missed_bonus", missed_bonus),
-            ("missed_greedy", missed_greedy),
-        ):
-            if not isinstance(factor, (int, float)) or not 0.0 < factor <= 1.0:
-                raise ValueError(f"{name} must be a number above 0, at most 1, not {factor!r}")
-        self.missed = (
-            float(missed_capture),
-            float(missed_scopa),
-            float(missed_bonus),
-            float(missed_greedy),
+        checked = IsmctsOptions(
+            epsilon=epsilon,
+            exploration=exploration,
+            prior=prior,
+            prior_weight=prior_weight,
+            infer=infer,
+            expand=expand,
+            threats=threats,
+            others=others,
+            missed_capture=missed_capture,
+            missed_scopa=missed_scopa,
+            missed_bonus=missed_bonus,
+            missed_greedy=missed_greedy,
+            trees=trees,
+            sampler=sampler,
+            infer_partner=infer_partner,
+            others_epsilon=others_epsilon,
+            adapt=adapt,
+            mixture=mixture,
+            playout=playout,
+            softmax=softmax,
+            others_beta=others_beta,
+            others_threats=others_threats,
         )
-        if not isinstance(trees, int) or isinstance(trees, bool) or not 1 <= trees <= 1000:
-            raise ValueError(f"trees must be a whole number from 1 to 1000, not {trees!r}")
-        if sampler not in SAMPLERS:
-            raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}, not {sampler!r}")
-        self.sampler = sampler
-        self.trees = trees
-        self.expand = expand
-        self.threats = threats
-        self.others = others
-        self.others_epsilon = others_epsilon
-        self.others_beta = others_beta
-        self.others_threats = others_threats
-        self.epsilon = epsilon
-        self.exploration = exploration
-        self.prior = prior
-        self.prior_weight = prior_weight
-        self.infer = infer
-        self.infer_partner = infer_partner
-        self.adapt = adapt
-        self.mixture = mixture
-        self.playout = playout
-        self.softmax = softmax
+        self.checked = checked
+        self.missed = checked.missed
+        self.sampler = checked.sampler
+        self.trees = checked.trees
+        self.expand = checked.expand
+        self.threats = checked.threats
+        self.others = checked.others
+        self.others_epsilon = checked.others_epsilon
+        self.others_beta = checked.others_beta
+        self.others_threats = checked.others_threats
+        self.epsilon = checked.epsilon
+        self.exploration = checked.exploration
+        self.prior = checked.prior
+        self.prior_weight = checked.prior_weight
+        self.infer = checked.infer
+        self.infer_partner = checked.infer_partner
+        self.adapt = checked.adapt
+        self.mixture = checked.mixture
+        self.playout = checked.playout
+        self.softmax = checked.softmax
         self.workers = workers
         self.last_iterations = 0
 
     def options(self) -> dict[str, Any]:
         """The options this bot was made with (what a worker process needs to rebuild it)."""
-        return {
-            "epsilon": self.epsilon,
-            "exploration": self.exploration,
-            "prior": self.prior,
-            "prior_weight": self.prior_weight,
-            "infer": self.infer,
-            "expand": self.expand,
-            "threats": self.threats,
-            "others": self.others,
-            "missed_capture": self.missed[0],
-            "missed_scopa": self.missed[1],
-            "missed_bonus": self.missed[2],
-            "missed_greedy": self.missed[3],
-            "trees": self.trees,
-            "sampler": self.sampler,
-            "infer_partner": self.infer_partner,
-            "others_epsilon": self.others_epsilon,
-            "adapt": self.adapt,
-            "mixture": self.mixture,
-            "playout": self.playout,
-            "softmax": None if self.softmax is None else list(self.softmax),
-            "others_beta": self.others_beta,
-            "others_threats": self.others_threats,
-        }
+        return self.checked.as_dict()
 
     def choose(self, view: SeatView) -> Move:
         legal = view.legal

@@ -1,0 +1,166 @@
+"""The `ismcts` bot's options, checked in one place: a bot is built from JSON (a table's
+bot settings, a worker process's copy, an arena's `--options-a`), so a bad value must be
+a clear ValueError before any search starts, not a failure deep in a playout.
+
+What each option does is in `search.IsmctsBot`'s docstring and docs/strength.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+from .inference import MISSED_BONUS, MISSED_CAPTURE, MISSED_GREEDY, MISSED_SCOPA
+from .playouts import DEFAULT_EPSILON, LOOKAHEAD, NEXT_HAND, SAMPLED, UNSEEN
+
+#: How the playouts judge sweep risks (`threats` option): the next player's cards in
+#: the determinization, every card the mover cannot see, or a draw from those.
+THREATS: Final = {
+    "next": NEXT_HAND,
+    "unseen": UNSEEN,
+    "sampled": SAMPLED,
+    "lookahead": LOOKAHEAD,
+}
+
+#: How `infer` draws its determinizations (`sampler` option): uniform redraws kept with
+#: their weight's probability, else the best of `search.INFER_TRIES`; or a Metropolis
+#: chain over the hidden cards (`posterior.PosteriorSampler`), which reaches the model's
+#: posterior; or "auto": the chain at 2 players (one hidden hand), rejection at more,
+#: where each first measured stronger; over 900 decks at 2 players the chain's lead
+#: shrank to +0.07 (-0.11 .. +0.25), so campione keeps rejection (docs/strength.md,
+#: 2026-11-28, an eighth).
+SAMPLERS: Final = ("reject", "chain", "auto")
+
+#: Who plays the playouts (`playout` option): the greedy policy, or every seat as the
+#: expert (`difficile`) plays from its own view of the determinization: about 200
+#: times slower a move, to learn whether better playouts make a better search.
+PLAYOUTS: Final = ("greedy", "expert")
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_whole(x: object, low: int, high: int) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and low <= x <= high
+
+
+@dataclass(frozen=True)
+class IsmctsOptions:
+    """Every option but the seed, the budget and the workers, checked and normalised
+    (`softmax` a tuple of floats, `others_beta` a float) when made."""
+
+    epsilon: float = DEFAULT_EPSILON
+    exploration: float = 0.7
+    prior: str | None = None
+    prior_weight: float = 1.0
+    infer: bool = False
+    expand: str = "random"
+    threats: str = "next"
+    others: str = "search"
+    missed_capture: float = MISSED_CAPTURE
+    missed_scopa: float = MISSED_SCOPA
+    missed_bonus: float = MISSED_BONUS
+    missed_greedy: float = MISSED_GREEDY
+    trees: int = 1
+    sampler: str = "reject"
+    infer_partner: bool = True
+    others_epsilon: float | None = None
+    adapt: bool = False
+    mixture: bool = False
+    playout: str = "greedy"
+    softmax: tuple[float, float] | list[float] | None = None
+    others_beta: float | None = None
+    others_threats: str | None = None
+
+    def __post_init__(self) -> None:
+        self._check_search()
+        self._check_model()
+        self._check_others()
+
+    def _check_search(self) -> None:
+        if not _is_number(self.epsilon) or not 0.0 <= self.epsilon <= 1.0:
+            raise ValueError(f"epsilon must be between 0 and 1, not {self.epsilon!r}")
+        if not _is_number(self.exploration) or not self.exploration >= 0.0:
+            raise ValueError(f"exploration must be a number >= 0, not {self.exploration!r}")
+        if self.prior not in (None, "expert"):
+            raise ValueError(f"prior must be None or 'expert', not {self.prior!r}")
+        if not _is_number(self.prior_weight) or not self.prior_weight >= 0.0:
+            raise ValueError(f"prior_weight must be a number >= 0, not {self.prior_weight!r}")
+        if not isinstance(self.expand, str) or self.expand not in ("random", "policy"):
+            raise ValueError(f"expand must be 'random' or 'policy', not {self.expand!r}")
+        if not isinstance(self.threats, str) or self.threats not in THREATS:
+            raise ValueError(f"threats must be one of {', '.join(THREATS)}, not {self.threats!r}")
+        if not isinstance(self.playout, str) or self.playout not in PLAYOUTS:
+            raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")
+        if self.playout != "greedy" and self.trees != 1:
+            raise ValueError("playout='expert' is for the one-tree search (trees=1)")
+        if not _is_whole(self.trees, 1, 1000):
+            raise ValueError(f"trees must be a whole number from 1 to 1000, not {self.trees!r}")
+
+    def _check_model(self) -> None:
+        for name in ("infer", "adapt", "mixture", "infer_partner"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        if self.adapt and self.mixture:
+            raise ValueError("adapt and mixture are two readings of the same plays: choose one")
+        softmax = self.softmax
+        if softmax is not None:
+            if (
+                not isinstance(softmax, (tuple, list))
+                or len(softmax) != 2
+                or not all(_is_number(x) for x in softmax)
+                or not 0.0 <= softmax[0] <= 20.0
+                or not 0.0 <= softmax[1] < 1.0
+            ):
+                raise ValueError(
+                    f"softmax must be [beta, eps], beta 0 to 20, eps 0 to below 1, not {softmax!r}"
+                )
+            if self.mixture:
+                raise ValueError("softmax is a reading of its own: not in a mixture")
+            object.__setattr__(self, "softmax", (float(softmax[0]), float(softmax[1])))
+        for name in ("missed_capture", "missed_scopa", "missed_bonus", "missed_greedy"):
+            factor = getattr(self, name)
+            if not _is_number(factor) or not 0.0 < factor <= 1.0:
+                raise ValueError(f"{name} must be a number above 0, at most 1, not {factor!r}")
+        if not isinstance(self.sampler, str) or self.sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}, not {self.sampler!r}")
+
+    def _check_others(self) -> None:
+        if not isinstance(self.others, str) or self.others not in ("search", "policy"):
+            raise ValueError(f"others must be 'search' or 'policy', not {self.others!r}")
+        eps = self.others_epsilon
+        if eps is not None and (not _is_number(eps) or not 0.0 <= eps <= 1.0):
+            raise ValueError(f"others_epsilon must be between 0 and 1, not {eps!r}")
+        beta = self.others_beta
+        if beta is not None:
+            if not _is_number(beta) or not 0.0 < beta <= 20.0:
+                raise ValueError(f"others_beta must be above 0, at most 20, not {beta!r}")
+            if self.others != "policy":
+                raise ValueError("others_beta draws the others' moves of others='policy'")
+            object.__setattr__(self, "others_beta", float(beta))
+        judge = self.others_threats
+        if judge is not None:
+            if not isinstance(judge, str) or judge not in THREATS:
+                raise ValueError(
+                    f"others_threats must be one of {', '.join(THREATS)}, not {judge!r}"
+                )
+            if self.others != "policy":
+                raise ValueError("others_threats judges the others' moves of others='policy'")
+
+    @property
+    def missed(self) -> tuple[float, float, float, float]:
+        """The opponent model's four factors, in `inference.PlayEvidence`'s order."""
+        return (
+            float(self.missed_capture),
+            float(self.missed_scopa),
+            float(self.missed_bonus),
+            float(self.missed_greedy),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready, and what `IsmctsBot(**...)` takes back (a worker's copy)."""
+        out = asdict(self)
+        if self.softmax is not None:
+            out["softmax"] = list(self.softmax)
+        return out
