@@ -27,7 +27,9 @@ search would stop early):
   that softmax (`others_beta=3.0`, docs/strength.md, 2026-12-05, a third);
 - `new_others_lookahead`: today's campione whose other sides' tree moves reply to the
   next player's cards (`others_threats="lookahead"`, docs/strength.md, 2026-12-05, a
-  fourth).
+  fourth);
+- `new_both`: the softmax reading and the lookahead together (docs/strength.md,
+  2026-12-05, a fifth).
 
 Campione's own budget is `--iterations 3000` (1,500 until 2026-11-28).
 """
@@ -72,6 +74,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "new_softmax": {**CAMPIONE_OPTIONS, "softmax": [3.0, 0.3]},
     "new_others_beta": {**CAMPIONE_OPTIONS, "others_beta": 3.0},
     "new_others_lookahead": {**CAMPIONE_OPTIONS, "others_threats": "lookahead"},
+    "new_both": {**CAMPIONE_OPTIONS, "softmax": [3.0, 0.3], "others_threats": "lookahead"},
 }
 
 
