@@ -35,9 +35,10 @@ from _report import write_json
 from cirulla import Deal, Move, Rules
 from cirulla.bots import level_bot
 from cirulla.bots.base import SeatView
+from cirulla.bots.ismcts_options import THREATS
 from cirulla.bots.levels import LEVELS
 from cirulla.bots.playouts import _policy_move
-from cirulla.bots.search import THREATS, IsmctsBot
+from cirulla.bots.search import IsmctsBot
 from cirulla.determinize import determinize
 
 _BUDGET = LEVELS["campione"].budget
