@@ -23,6 +23,7 @@ HOT_MODULES = [
     "src/cirulla/captures.py",
     "src/cirulla/cards.py",
     "src/cirulla/deal.py",
+    "src/cirulla/unseen.py",
     "src/cirulla/bonuses.py",
     "src/cirulla/scoring.py",
     "src/cirulla/shuffle.py",

@@ -15,6 +15,14 @@ from mypy_extensions import mypyc_attr
 from .bonuses import BonusOption, dealer_bonus, hand_bonus_options
 from .captures import _by_value, captures_by_value
 from .cards import Card, full_deck, parse_cards
+from .deal_log import EV_DEAL as _EV_DEAL
+from .deal_log import EV_DECLARE as _EV_DECLARE
+from .deal_log import EV_END as _EV_END
+from .deal_log import EV_OTHER as _EV_OTHER
+from .deal_log import EV_PASS as _EV_PASS
+from .deal_log import EV_PLAY as _EV_PLAY
+from .deal_log import event_dict, logged_moves
+from .misdeal import luzzati_win, misdeal_reason
 from .moves import _PLAYS, IllegalMove, Move, parse_move
 from .rules import Rules
 from .scoring import Score, score_cards
@@ -28,15 +36,6 @@ _OVER: Final = 2
 _HALTED: Final = 3  # stopped before its end: the partita ended by timeout or abandon (E6)
 _PASS: Final = Move.pass_()
 _BARE: Final = tuple(Move.play(c) for c in full_deck())  # by card id: plays that take nothing
-# The log keeps plays and deals as tuples; `events` turns them into dicts on demand,
-# so the hot path (and the bots' search) never builds a dict nobody reads.
-_NONE: Final[list[int]] = []
-_EV_PLAY: Final = 0
-_EV_DEAL: Final = 1
-_EV_END: Final = 2
-_EV_DECLARE: Final = 3
-_EV_PASS: Final = 4
-_EV_OTHER: Final = 5
 
 
 @mypyc_attr(native_class=False)  # copy() copies __dict__; see setup.py
@@ -142,7 +141,7 @@ class Deal:
     def events(self) -> list[dict[str, Any]]:
         """Every event of the smazzata, JSON-ready, in order (hidden cards included:
         use `view(seat)` or `events_for(seat)` to show them to someone)."""
-        return [self._event_dict(e) for e in self._log]
+        return [event_dict(e, self) for e in self._log]
 
     @property
     def event_count(self) -> int:
@@ -151,25 +150,19 @@ class Deal:
 
     def events_from(self, start: int) -> list[dict[str, Any]]:
         """The events from index `start` on (what one move or deal added)."""
-        return [self._event_dict(e) for e in self._log[start:]]
+        return [event_dict(e, self) for e in self._log[start:]]
 
     def events_for(self, seat: int | object | None) -> list[dict[str, Any]]:
         """The events as `seat` may see them (`None`: a spectator)."""
         from .views import filter_event
 
         viewer = None if seat is None else self._check_seat(seat)
-        return [filter_event(self._event_dict(e), self, viewer) for e in self._log]
+        return [filter_event(event_dict(e, self), self, viewer) for e in self._log]
 
     @property
     def moves(self) -> list[Move]:
         """Every move played so far, in order (with `initial_deck` and `seed`, a replay)."""
-        out = []
-        for e in self._log:
-            if e[0] == _EV_PLAY or e[0] == _EV_DECLARE:
-                out.append(e[2])
-            elif e[0] == _EV_PASS:
-                out.append(_PASS)
-        return out
+        return logged_moves(self._log)
 
     @property
     def stage(self) -> int:
@@ -306,13 +299,13 @@ class Deal:
             pos = self._deal_stage(deck, 0)
             table = deck[pos : pos + 4]
             pos += 4
-            win = self._luzzati_win(table)
+            win = luzzati_win(table, rules, self._matta)
             if win:
                 self._table = table
                 self._deck = deck[pos:]  # every card stays accounted for
                 self._finish_instant(self._side[self.dealer], win)
                 return
-            reason = self._misdeal_reason(table)
+            reason = misdeal_reason(table, rules)
             if reason is None:
                 break
             self._misdeals += 1
@@ -361,28 +354,6 @@ class Deal:
             self._table = []
             self._tkey = ()
         self._begin_stage()
-
-    def _luzzati_win(self, table: list[Card]) -> str | None:
-        """D7(a): four of a rank, or three of a rank and the matta, wins for the dealer."""
-        if not self.rules.luzzati:
-            return None
-        ranks = [c.rank for c in table if c is not self._matta]
-        for rank in set(ranks):
-            k = ranks.count(rank)
-            if k == 4 or (k == 3 and len(ranks) == 3):
-                return "luzzati_table"
-        return None
-
-    def _misdeal_reason(self, table: list[Card]) -> str | None:
-        if self._scopa:  # SC2: three or four kings
-            return "three_kings" if sum(c.rank == "K" for c in table) >= 3 else None
-        if sum(c.rank == "A" for c in table) >= 2:  # D6: the matta is never wild here
-            return "two_aces"
-        if self.rules.luzzati:  # D7(b): three of a rank, the fourth not the matta
-            for rank in {c.rank for c in table}:
-                if sum(c.rank == rank for c in table) == 3:
-                    return "three_of_a_rank"
-        return None
 
     def _deal_entry(self) -> tuple[Any, ...]:
         table = tuple(self._table) if self._stage == 0 else None
@@ -703,42 +674,6 @@ class Deal:
         if matta is not None and matta in self._table:
             self._tkey = tuple(c.value for c in self._table)
 
-    # ---- events -------------------------------------------------------------------
-    def _event_dict(self, entry: tuple[Any, ...]) -> dict[str, Any]:
-        kind = entry[0]
-        if kind == _EV_PLAY:
-            _, seat, move, scopa = entry
-            return {
-                "type": "play",
-                "seat": seat,
-                "move": str(move),
-                "card": str(move.card),
-                "captured": [str(c) for c in move.captured],
-                "scopa": scopa,
-            }
-        if kind == _EV_DEAL:
-            _, stage, dealer, hands, table, deck = entry
-            event: dict[str, Any] = {
-                "type": "deal",
-                "stage": stage,
-                "dealer": dealer,
-                "hands": [[str(c) for c in h] for h in hands],
-                "deck": deck,
-            }
-            if table is not None:
-                event["table"] = [str(c) for c in table]
-            return event
-        if kind == _EV_END:
-            return {
-                "type": "end",
-                "score": self.score().to_dict(),
-                "instant_winner": self._instant_winner,
-                "instant_reason": self._instant_reason,
-            }
-        if kind == _EV_PASS:
-            return {"type": "pass", "seat": entry[1]}
-        return dict(entry[1])
-
     # ---- search support -----------------------------------------------------------
     def copy(self) -> Deal:
         """An independent copy for search (shares nothing mutable with this deal)."""
@@ -766,23 +701,9 @@ class Deal:
         For search on a determinized copy (see `cirulla.determinize`); the event log
         keeps the hands as first dealt, so replay this deal's moves, not its events.
         """
-        from .views import visible_hands
+        from .unseen import redeal_unseen
 
-        seen = visible_hands(self, self._check_seat(seat))
-        pool: list[Card] = list(self._deck)
-        for other, hand in enumerate(self._hands):
-            if other not in seen:
-                pending = self._pending[other]
-                pool += [c for c in hand if c not in pending]
-        rng.shuffle(pool)
-        for other, hand in enumerate(self._hands):
-            if other not in seen:
-                pending = self._pending[other]
-                need = len(hand) - len(pending)
-                self._hands[other] = pending + pool[:need]
-                del pool[:need]
-        self._deck = pool
-        self._hands_changed([other for other in range(self.players) if other not in seen])
+        redeal_unseen(self, seat, rng)
 
     def assign_unseen(self, seat: int, hands: dict[int, list[Card]], deck: list[Card]) -> None:
         """Put, in place, the cards `seat` cannot see where a sampler chose: `hands[s]`
@@ -793,27 +714,9 @@ class Deal:
         For search on a determinized copy, as `redeal_unseen`, when the draw is not
         uniform (`bots.posterior`).
         """
-        from .views import visible_hands
+        from .unseen import assign_unseen
 
-        seen = visible_hands(self, self._check_seat(seat))
-        hidden = [s for s in range(self.players) if s not in seen]
-        if sorted(hands) != hidden:
-            raise ValueError(f"hands must be given for exactly the seats {hidden}")
-        old: list[Card] = list(self._deck)
-        new: list[Card] = list(deck)
-        for other in hidden:
-            pending = self._pending[other]
-            free = [c for c in self._hands[other] if c not in pending]
-            if len(hands[other]) != len(free):
-                raise ValueError(f"seat {other} holds {len(free)} hidden cards")
-            old += free
-            new += hands[other]
-        if len(new) != len(old) or set(new) != set(old):
-            raise ValueError("the cards given are not the cards this seat cannot see")
-        for other in hidden:
-            self._hands[other] = self._pending[other] + list(hands[other])
-        self._deck = list(deck)
-        self._hands_changed(hidden)
+        assign_unseen(self, seat, hands, deck)
 
     def _hands_changed(self, seats: list[int]) -> None:
         """After a sampler put other cards in `seats`' hands: what depends on them."""
