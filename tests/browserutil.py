@@ -91,3 +91,20 @@ def guest(page: Any) -> dict[str, Any]:
     assert r.status == 201, r.text()
     user: dict[str, Any] = r.json()["user"]
     return user
+
+
+def open_table_options(page: Any, *, tap: bool = False) -> Any:
+    """Open a table's options popover and return its panel.
+
+    The popover's module arrives after the table is drawn and takes its placeholder
+    button's place (table-extras.js): a click pressed on the placeholder and released on
+    the popover is lost, so wait for the popover before pressing."""
+    panel = page.locator(".table-options > .table-options-panel")
+    expect(panel).to_be_attached()
+    summary = page.locator(".table-options > summary")
+    if tap:
+        summary.tap()
+    else:
+        summary.click()
+    expect(panel).to_be_visible()
+    return panel

@@ -14,7 +14,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from browserutil import PHONE, expect, guest, screenshot
+from browserutil import PHONE, expect, guest, open_table_options, screenshot
 from test_web_chat import chat_of, messages, write
 from test_web_cirulo import (
     BOTS,
@@ -238,9 +238,7 @@ def test_cirulo_options_and_chat_fit_a_phone(pages: Any) -> None:
     page = pages(viewport=PHONE, has_touch=True, is_mobile=True)
     guest(page)
     stacked_table(page)
-    page.locator(".table-options > summary").tap()
-    panel = page.locator(".table-options-panel")
-    expect(panel).to_be_visible()
+    panel = open_table_options(page, tap=True)
     box = panel.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     panel.locator("input[name='sound']").tap()  # (a tap outside would close it)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from browserutil import expect, guest, page_opener
+from browserutil import expect, guest, open_table_options, page_opener
 from serverutil import Player, Server, running_server
 from test_web_table import create, open_table, play_by_clicks, played, stacked, wait_my_turn
 
@@ -132,9 +132,7 @@ def test_scopa_then_mute_and_volume_are_remembered(pages: Any) -> None:
     assert heard[0] == "scopa" and heard[-1] == "turn", heard
 
     # the table's options: volume, then sound off
-    page.locator(".table-options > summary").click()
-    panel = page.locator(".table-options-panel")
-    expect(panel).to_be_visible()
+    panel = open_table_options(page)
     with page.expect_response(lambda r: r.url.endswith("/api/me/options") and r.ok):
         panel.locator("input[name='volume']").fill("35")
     with page.expect_response(lambda r: r.url.endswith("/api/me/options") and r.ok):
@@ -154,7 +152,7 @@ def test_scopa_then_mute_and_volume_are_remembered(pages: Any) -> None:
     # a reload keeps the choice (the server's option, mirrored in this browser)
     page.reload()
     wait_my_turn(page)
-    page.locator(".table-options > summary").click()
+    open_table_options(page)
     expect(page.locator(".table-options-panel input[name='sound']")).not_to_be_checked()
     expect(page.locator(".table-options-panel input[name='volume']")).to_have_value("35")
     stored = page.evaluate("() => JSON.parse(localStorage.getItem('cirulla.sound'))")

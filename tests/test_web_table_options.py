@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from browserutil import expect, guest, page_opener
+from browserutil import expect, guest, open_table_options, page_opener
 from conftest import stack
 from serverutil import Server, running_server
 from test_web_table import create, hand_cards, open_table, play_turn, wait_my_turn
@@ -38,10 +38,7 @@ def pages(browser: Any, server: Server) -> Iterator[Callable[..., Any]]:
 
 
 def open_options(page: Any) -> Any:
-    page.locator(".table-options > summary").click()
-    panel = page.locator(".table-options-panel")
-    expect(panel).to_be_visible()
-    return panel
+    return open_table_options(page)
 
 
 # The guest (seat 0) moves first; its first hand has no accuso, its second (7H 3C 4S) is
