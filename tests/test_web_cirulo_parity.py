@@ -28,7 +28,6 @@ from test_web_cirulo import (
 from test_web_cirulo import pages as pages  # the fixtures: a server for this module
 from test_web_cirulo import server as server
 from test_web_sound import sounds
-from test_web_table_options import open_options
 
 from cirulla.cirulo import CiruloRules, Deal
 
@@ -136,7 +135,7 @@ def test_cirulo_options_mute_and_volume_are_remembered(pages: Any) -> None:
     page = pages()
     guest(page)
     table, _ = stacked_table(page)
-    panel = open_options(page)
+    panel = open_table_options(page)
     # Cirulo has no declarations and one Spanish deck style: sound and volume only
     expect(panel.locator("input[name='auto_declare']")).to_have_count(0)
     expect(panel.locator("select[name='deck_style']")).to_have_count(0)
@@ -160,7 +159,7 @@ def test_cirulo_options_mute_and_volume_are_remembered(pages: Any) -> None:
     # a reload keeps the choice (the server's option, mirrored in this browser)
     page.reload()
     page.wait_for_selector(".cboard[data-legal]")
-    panel = open_options(page)
+    panel = open_table_options(page)
     expect(panel.locator("input[name='sound']")).not_to_be_checked()
     expect(panel.locator("input[name='volume']")).to_have_value("35")
     expect(panel.locator("input[name='volume']")).to_be_disabled()

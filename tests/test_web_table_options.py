@@ -37,10 +37,6 @@ def pages(browser: Any, server: Server) -> Iterator[Callable[..., Any]]:
         yield open_page
 
 
-def open_options(page: Any) -> Any:
-    return open_table_options(page)
-
-
 # The guest (seat 0) moves first; its first hand has no accuso, its second (7H 3C 4S) is
 # a cirulla with the matta worth an Ace or, with matta_choice, a 2.
 FIRST = [["5S", "QC", "KD"], ["5H", "6D", "JH"]]
@@ -94,7 +90,7 @@ def test_automatic_declaration_switched_off_at_the_table(pages: Any) -> None:
     table = create(page, config, decks=[two_stage_deck()], dealer=1)
     open_table(page, table)
     wait_my_turn(page)
-    panel = open_options(page)
+    panel = open_table_options(page)
     auto = panel.locator("input[name='auto_declare']")
     expect(auto).to_be_checked()  # the default (B8)
     auto.uncheck()
@@ -149,7 +145,7 @@ def test_deck_style_switched_at_the_table(pages: Any) -> None:
     open_table(page, table)
     wait_my_turn(page)
     assert card_styles(page) == {"french"}
-    panel = open_options(page)
+    panel = open_table_options(page)
     with page.expect_response(lambda r: r.url.endswith("/api/me/options") and r.ok):
         panel.locator("select[name='deck_style']").select_option("piacentine")
     # drawn again at once, in the other deck; saved like the profile saves it

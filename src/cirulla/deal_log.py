@@ -16,7 +16,16 @@ from .moves import Move
 if TYPE_CHECKING:
     from .deal import Deal
 
-__all__ = ["EV_DEAL", "EV_DECLARE", "EV_END", "EV_OTHER", "EV_PASS", "EV_PLAY", "event_dict"]
+__all__ = [
+    "EV_DEAL",
+    "EV_DECLARE",
+    "EV_END",
+    "EV_OTHER",
+    "EV_PASS",
+    "EV_PLAY",
+    "event_dict",
+    "logged_moves",
+]
 
 EV_PLAY: Final = 0  # (EV_PLAY, seat, move, scopa)
 EV_DEAL: Final = 1  # (EV_DEAL, stage, dealer, hands, table or None after stage 0, deck left)
