@@ -148,12 +148,18 @@ def test_team_names_fit_the_header_with_the_whole_name_in_the_title(pages: Any) 
     for i in range(2):
         whole = f"{seats[i]['name']} + {seats[i + 2]['name']}"
         expect(names.nth(i)).to_have_attribute("title", whole)
-    # read at one instant in the page: the bots' moves draw the header again and again
-    drawn = names.evaluate_all(
-        """els => els.map(e => { const r = e.getBoundingClientRect();
-            const overflow = getComputedStyle(e).textOverflow;
-            return {right: r.right, width: r.width, overflow}; })"""
-    )
+    # found and measured in one script, at an instant when both are drawn: the bots'
+    # moves draw the header again and again, and a name found before a redraw and
+    # measured after it is no longer in the page (no box, no style)
+    drawn = page.wait_for_function(
+        """() => {
+            const els = [...document.querySelectorAll(".table-totals dt:not(.target)")];
+            const d = els.map(e => { const r = e.getBoundingClientRect();
+                const overflow = getComputedStyle(e).textOverflow;
+                return {right: r.right, width: r.width, overflow}; });
+            return d.length === 2 && d.every(x => x.width > 0) ? d : null;
+        }"""
+    ).json_value()
     assert len(drawn) == 2
     for d in drawn:
         assert d["width"] > 0 and d["right"] <= 390, d
