@@ -270,8 +270,10 @@ def fit(
         "benchmark": "value_fit.fit",
         "games": len(games),
         "positions": len(y),
+        "seed": seed,
         "every": every,
         "cards": cards,
+        "judge": judge,
         "features": x.shape[1],
         "playouts": playouts,
         "target_variance": round(float(np.var(y)), 3),
@@ -471,6 +473,8 @@ def main() -> int:
         return 0
     if args.playouts < 1:
         p.error("--playouts must be at least 1")
+    if args.judge < 0 or (args.judge and not args.every):
+        p.error("--judge takes a count of positions, and needs --every")
     result = fit(args.games, args.playouts, args.seed, args.every, args.cards, args.judge)
     write_json(result, args.json, echo=True)
     return 0

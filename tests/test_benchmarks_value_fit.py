@@ -75,6 +75,7 @@ def test_the_fit_scores_playouts_and_learned_models_against_the_cheaters_results
     monkeypatch.setattr(value_fit, "CHEATER_ITERATIONS", 60)  # the judge's play-outs
     result = fit([games], playouts=4, seed=1, every=True, cards=False, judge=2)
     assert result["games"] == 4 and result["positions"] > 40
+    assert result["seed"] == 1 and result["judge"] == 2
     first = positions(json.loads(games.read_text())["games"][0], every=False)[0][0]
     assert result["features"] == len(features(first))
     # playouts from the real deal follow the real result far better than chance
