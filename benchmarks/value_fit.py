@@ -59,7 +59,6 @@ from cirulla.scoring import score_cards
 
 CHEATER_ITERATIONS = 1500  # the yardstick's budget (strength_aims.CHEATER)
 ITEMS = ("scope", "bonus", "cards", "diamonds", "settebello", "primiera", "grande", "piccola")
-PRIMIERA = {"7": 21, "6": 18, "A": 16, "5": 15, "4": 14, "3": 13, "2": 12}  # figures 10
 LAMBDAS = (0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
 FOLDS = 5
 
@@ -107,7 +106,7 @@ def _group(cards: list[Card]) -> list[float]:
     denari = [c for c in cards if c.suit == "D"]
     best: dict[str, int] = {}
     for c in cards:
-        best[c.suit] = max(best.get(c.suit, 0), PRIMIERA.get(c.rank, 10))
+        best[c.suit] = max(best.get(c.suit, 0), c.primiera)
     return [
         float(len(cards)),
         weight,
