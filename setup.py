@@ -1,7 +1,8 @@
 """Optional compiled build: `CIRULLA_COMPILE=1 pip install .` compiles the engine's hot
 modules with mypyc (about 1.4x faster play, which the bots' search feels most), and the
 search bots' playouts and tree search with them (bots/playouts.py, bots/evaluate.py:
-about 1.4x more ISMCTS iterations a second again), and the opponent model's evidence
+about 1.4x more ISMCTS iterations a second again; bots/leafvalue.py, the cut playouts'
+learned value), and the opponent model's evidence
 and determinization samplers (bots/inference.py, bots/posterior.py: what sampling by
 the model costs campione a move, halved).
 
@@ -28,6 +29,7 @@ HOT_MODULES = [
     "src/cirulla/scoring.py",
     "src/cirulla/shuffle.py",
     "src/cirulla/bots/evaluate.py",
+    "src/cirulla/bots/leafvalue.py",
     "src/cirulla/bots/playouts.py",
     "src/cirulla/bots/inference.py",
     "src/cirulla/bots/posterior.py",

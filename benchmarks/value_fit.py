@@ -3,6 +3,7 @@
     python benchmarks/value_fit.py play --deals 100 [--players 4] [--seed 1] --json games.json
     python benchmarks/value_fit.py fit games.json [more.json ...] [--playouts 16]
         [--every] [--cards] [--judge N] [--json PATH]
+    python benchmarks/value_fit.py weights games.json [more.json ...] --json PATH
 
 The search scores each determinization by a greedy playout to the smazzata's end.
 "Next" in docs/strength.md asked whether an evaluation learned from the cheater's games
@@ -33,6 +34,10 @@ each position, every legal move scored over re-drawn determinizations by each
 evaluation, how often each changes the playouts' best move, and (`--judge N`) at N of
 those positions, drawn at random, both moves played out on the real deal by the
 cheater at every seat: whether the change gains points.
+
+`weights` fits the value the search's cut playouts use (`ismcts` option `leaf="cut"`)
+on every position with a choice of the games, one model for each player count, and
+writes it where the engine reads it (`src/cirulla/data/leaf_value.json`).
 """
 
 from __future__ import annotations
@@ -51,14 +56,13 @@ from _report import write_json
 from cirulla import Deal, Rules
 from cirulla.bots import get
 from cirulla.bots.base import Budget, choose_move
-from cirulla.bots.evaluate import CARD_WEIGHT
-from cirulla.bots.playouts import UNSEEN, _policy_move, playout
+from cirulla.bots.leafvalue import FEATURES, ITEMS, LeafValue
+from cirulla.bots.leafvalue import features as leaf_features
+from cirulla.bots.playouts import UNSEEN, cut_playout, playout
 from cirulla.cards import Card
 from cirulla.moves import parse_move
-from cirulla.scoring import score_cards
 
 CHEATER_ITERATIONS = 1500  # the yardstick's budget (strength_aims.CHEATER)
-ITEMS = ("scope", "bonus", "cards", "diamonds", "settebello", "primiera", "grande", "piccola")
 LAMBDAS = (0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
 FOLDS = 5
 
@@ -98,56 +102,22 @@ def play(deals: int, players: int, seed: int, out: Path | None) -> dict[str, Any
     return result
 
 
-def _group(cards: list[Card]) -> list[float]:
-    """What a group of cards holds that the score sheet counts."""
-    weight = 0.0
-    for c in cards:
-        weight += CARD_WEIGHT[c.id]
-    denari = [c for c in cards if c.suit == "D"]
-    best: dict[str, int] = {}
-    for c in cards:
-        best[c.suit] = max(best.get(c.suit, 0), c.primiera)
-    return [
-        float(len(cards)),
-        weight,
-        float(len(denari)),
-        float(sum(c.rank == "7" for c in cards)),
-        float(sum(c.rank == "6" for c in cards)),
-        float(sum(c.rank == "A" for c in cards)),
-        float(any(c.suit == "D" and c.rank == "7" for c in cards)),
-        float(sum(c.rank in "JQK" for c in denari)),
-        float(sum(c.rank in "A23" for c in denari)),
-        float(sum(c.rank in "456" for c in denari)),
-        float(sum(best.values())),
-        float(len(best)),
-    ]
-
-
 def features(deal: Deal, cards: bool = False) -> list[float]:
-    """The position for the side to move (two sides): the score sheet as if the smazzata
-    ended now, item by item, and what each pile, each side's hands, the table and the
-    deck hold; whose capture is last, the table's sum, the stages left; with `cards`,
-    where each of the 40 cards is too (one of the six groups, one-hot)."""
-    seat = deal.to_move
-    assert seat is not None and deal.sides == 2
-    us = deal.side_of(seat)
-    them = 1 - us
-    sheet = score_cards(deal.rules, deal._piles, deal._scope, deal._bonus).sides
-    row = [float(sheet[us][k] - sheet[them][k]) for k in ITEMS]
-    ours: list[Card] = []
-    theirs: list[Card] = []
-    for s, hand in enumerate(deal._hands):
-        (ours if deal.side_of(s) == us else theirs).extend(hand)
-    groups = (deal._piles[us], deal._piles[them], ours, theirs, deal._table, deal._deck)
-    for group in groups:
-        row.extend(_group(list(group)))
-    last = deal.last_capture
-    row.append(0.0 if last is None else (1.0 if last == us else -1.0))
-    row.append(float(sum(deal._tkey)))
-    row.append(float(len(deal._sizes) - 1 - deal._stage))
-    # the seat to move's place in the round: who plays last takes the table's leftovers
-    row.append(float((seat - deal._first) % deal.players))
+    """The search's leaf features (`leafvalue.features`: the score sheet as if the
+    smazzata ended now, item by item, what each pile, each side's hands, the table and
+    the deck hold, whose capture is last, the table's sum, the stages left, the mover's
+    place); with `cards`, where each of the 40 cards is too (one of the six groups,
+    one-hot)."""
+    row = leaf_features(deal)
     if cards:
+        seat = deal.to_move
+        assert seat is not None
+        us = deal.side_of(seat)
+        ours: list[Card] = []
+        theirs: list[Card] = []
+        for s, hand in enumerate(deal._hands):
+            (ours if deal.side_of(s) == us else theirs).extend(hand)
+        groups = (deal._piles[us], deal._piles[1 - us], ours, theirs, deal._table, deal._deck)
         where = [0.0] * (40 * len(groups))
         for g, group in enumerate(groups):
             for c in group:
@@ -294,6 +264,49 @@ def fit(
     return out
 
 
+def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
+    """The search's leaf values (`leafvalue.leaf_model`): for each player count in the
+    games, the ridge on every position with a choice, its penalty chosen by
+    cross-validation by game, refitted on all of them."""
+    games = [g for p in paths for g in json.loads(p.read_text())["games"]]
+    if any(g["players"] not in (2, 4) for g in games):
+        raise SystemExit("value_fit scores two sides: games of 2 or 4 players only")
+    models: dict[str, Any] = {}
+    for players in sorted({g["players"] for g in games}):
+        rows: list[list[float]] = []
+        ys: list[float] = []
+        ids: list[int] = []
+        chosen = [g for g in games if g["players"] == players]
+        for n, game in enumerate(chosen):
+            for deal, result, _ in positions(game, every=True):
+                rows.append(features(deal))
+                ys.append(result)
+                ids.append(n)
+        x, y, g_arr = np.array(rows), np.array(ys), np.array(ids)
+        lam, cv = _best_cv(x, y, g_arr)
+        coef, icpt = _ridge(x, y, lam)
+        models[str(players)] = {
+            "games": len(chosen),
+            "positions": len(y),
+            "lambda": lam,
+            "target_variance": round(float(np.var(y)), 3),
+            "cv": _judge(cv, y),
+            "intercept": float(icpt),
+            "weights": [float(w) for w in coef],
+        }
+    result = {
+        "benchmark": "value_fit.weights",
+        "preset": "cirulla",
+        "bot": "cheater",
+        "iterations": CHEATER_ITERATIONS,
+        "sources": [p.name for p in paths],
+        "features": list(FEATURES),
+        "models": models,
+    }
+    write_json(result, out)
+    return result
+
+
 def _child_values(
     deal: Deal,
     samples: int,
@@ -331,7 +344,8 @@ def _child_values(
             assert mover is not None
             sign = 1.0 if child.side_of(mover) == us else -1.0
             f = np.array(features(child, cards))
-            cut[i] += _cut_playout(child.copy(), us, cards, rng, learned)
+            if not cards:  # the search's value takes no card places
+                cut[i] += _cut_playout(child.copy(), us, rng, learned)
             t = playout(child, rng, 0.1, UNSEEN, us)
             roll = float(t[us] - t[1 - us])
             rolled[i] += roll
@@ -341,27 +355,13 @@ def _child_values(
 
 
 def _cut_playout(
-    deal: Deal, us: int, cards: bool, rng: random.Random, learned: tuple[np.ndarray, float]
+    deal: Deal, us: int, rng: random.Random, learned: tuple[np.ndarray, float]
 ) -> float:
-    """A playout (campione's: epsilon 0.1, threats from the unseen cards) to the end of the
-    stage, then the learned evaluation; `us`'s points minus the other side's."""
-    stage = deal._stage
-    while not deal.is_over and deal._stage == stage:
-        legal = deal.legal_moves()
-        if len(legal) == 1:
-            move = legal[0]
-        elif rng.random() < 0.1:
-            move = legal[rng.randrange(len(legal))]
-        else:
-            move = _policy_move(deal, legal, UNSEEN, rng)
-        deal.play(move)
-    if deal.is_over:
-        t = deal.score().totals
-        return float(t[us] - t[1 - us])
-    mover = deal.to_move
-    assert mover is not None
-    value = float(np.array(features(deal, cards)) @ learned[0]) + learned[1]
-    return value if deal.side_of(mover) == us else -value
+    """The search's cut playout (campione's: epsilon 0.1, threats from the unseen cards)
+    to the end of the stage, then the learned evaluation; `us`'s points minus the other
+    side's."""
+    leaf = LeafValue([float(w) for w in learned[0]], learned[1])
+    return cut_playout(deal, rng, leaf, 0.1, UNSEEN, us)
 
 
 def decisions(
@@ -389,7 +389,8 @@ def decisions(
     fold = games % FOLDS
     learned = [_ridge(x[fold != f], y[fold != f], lams[0]) for f in range(FOLDS)]
     fixes = [_ridge(x[fold != f], residual[fold != f], lams[1]) for f in range(FOLDS)]
-    names = ("learned", "corrected", "cut")
+    # the cut scores by the search's value, which takes no card places
+    names = ("learned", "corrected") if cards else ("learned", "corrected", "cut")
     agree: dict[str, list[float]] = {"playout": [], **{k: [] for k in names}}
     changed = dict.fromkeys(names, 0)
     differ: dict[str, list[tuple[Deal, Any, Any, int]]] = {k: [] for k in names}
@@ -400,7 +401,7 @@ def decisions(
         played = parse_move(made)
         a = max(range(len(legal)), key=lambda i: rolled[i])
         agree["playout"].append(float(legal[a] == played))
-        for name, values in zip(names, (alone, fixed, cut), strict=True):
+        for name, values in zip(names, (alone, fixed, cut), strict=False):
             b = max(range(len(legal)), key=lambda i: values[i])
             agree[name].append(float(legal[b] == played))
             if a == b:
@@ -456,6 +457,9 @@ def main() -> int:
     pp.add_argument("--players", type=int, default=4, choices=(2, 4), help="two sides")
     pp.add_argument("--seed", type=int, default=1)
     pp.add_argument("--json", type=Path)
+    pw = sub.add_parser("weights")
+    pw.add_argument("games", type=Path, nargs="+")
+    pw.add_argument("--json", type=Path)
     pf = sub.add_parser("fit")
     pf.add_argument("games", type=Path, nargs="+")
     pf.add_argument("--playouts", type=int, default=16)
@@ -469,6 +473,14 @@ def main() -> int:
         if args.deals < 1:
             p.error("--deals must be at least 1")
         play(args.deals, args.players, args.seed, args.json)
+        return 0
+    if args.cmd == "weights":
+        result = weights(args.games, args.json)
+        print(
+            json.dumps(
+                {k: {**m, "weights": len(m["weights"])} for k, m in result["models"].items()}
+            )
+        )
         return 0
     if args.playouts < 1:
         p.error("--playouts must be at least 1")

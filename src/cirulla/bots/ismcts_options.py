@@ -36,6 +36,11 @@ SAMPLERS: Final = ("reject", "chain", "auto")
 #: times slower a move, to learn whether better playouts make a better search.
 PLAYOUTS: Final = ("greedy", "expert")
 
+#: How a playout ends (`leaf` option): at the smazzata's end, or at the end of its
+#: stage with the learned value (`leafvalue.leaf_model`) scoring the rest, where a model
+#: is fitted for the rules and player count (elsewhere the playout runs to the end).
+LEAVES: Final = ("playout", "cut")
+
 
 def _is_number(x: object) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
@@ -72,6 +77,7 @@ class IsmctsOptions:
     softmax: tuple[float, float] | list[float] | None = None
     others_beta: float | None = None
     others_threats: str | None = None
+    leaf: str = "playout"
 
     def __post_init__(self) -> None:
         self._check_search()
@@ -93,6 +99,8 @@ class IsmctsOptions:
             raise ValueError(f"threats must be one of {', '.join(THREATS)}, not {self.threats!r}")
         if not isinstance(self.playout, str) or self.playout not in PLAYOUTS:
             raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")
+        if not isinstance(self.leaf, str) or self.leaf not in LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, not {self.leaf!r}")
         if self.playout != "greedy" and self.trees != 1:
             raise ValueError("playout='expert' is for the one-tree search (trees=1)")
         if not _is_whole(self.trees, 1, 1000):

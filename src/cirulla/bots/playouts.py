@@ -22,6 +22,7 @@ from ..deal import Deal
 from ..moves import Move
 from .base import Budget
 from .evaluate import CARD_WEIGHT, SCOPA, greedy_score
+from .leafvalue import LeafValue
 
 __all__ = [
     "DEFAULT_EPSILON",
@@ -31,6 +32,7 @@ __all__ = [
     "SAMPLED",
     "UNSEEN",
     "Clock",
+    "cut_playout",
     "most_visited",
     "pimc_search",
     "playout",
@@ -246,21 +248,55 @@ def playout(
     `others_epsilon` (if >= 0): the epsilon of the sides other than `side`. `policy`,
     if given, plays in place of the greedy policy (its move must be legal)."""
     while not deal.is_over:
-        legal = deal.legal_moves()
-        if len(legal) == 1:
-            move = legal[0]
-        elif rng.random() < (
-            epsilon
-            if others_epsilon < 0.0 or deal.side_of(deal.to_move) == side
-            else others_epsilon
-        ):
-            move = legal[_below(rng, len(legal))]
-        elif policy is not None:
-            move = policy(deal)
-        else:
-            move = _policy_move(deal, legal, threats, rng)
-        deal.play(move)
+        deal.play(_playout_move(deal, rng, epsilon, threats, side, others_epsilon, policy))
     return deal.score().totals
+
+
+def _playout_move(
+    deal: Deal,
+    rng: random.Random,
+    epsilon: float,
+    threats: int,
+    side: int,
+    others_epsilon: float,
+    policy: Callable[[Deal], Move] | None,
+) -> Move:
+    """One move of a playout (`playout`'s arguments)."""
+    legal = deal.legal_moves()
+    if len(legal) == 1:
+        return legal[0]
+    if rng.random() < (
+        epsilon if others_epsilon < 0.0 or deal.side_of(deal.to_move) == side else others_epsilon
+    ):
+        return legal[_below(rng, len(legal))]
+    if policy is not None:
+        return policy(deal)
+    return _policy_move(deal, legal, threats, rng)
+
+
+def cut_playout(
+    deal: Deal,
+    rng: random.Random,
+    leaf: LeafValue,
+    epsilon: float = DEFAULT_EPSILON,
+    threats: int = NEXT_HAND,
+    side: int = 0,
+    others_epsilon: float = -1.0,
+    policy: Callable[[Deal], Move] | None = None,
+) -> float:
+    """`playout` to the end of the stage being played, then `leaf`'s value: `side`'s
+    points minus the other side's (two sides), at the smazzata's end as the value
+    expects them (exactly, if the smazzata ended)."""
+    stage = deal._stage
+    while not deal.is_over and deal._stage == stage:
+        deal.play(_playout_move(deal, rng, epsilon, threats, side, others_epsilon, policy))
+    if deal.is_over:
+        totals = deal.score().totals
+        return float(totals[side] - totals[1 - side])
+    mover = deal.to_move
+    assert mover is not None
+    value = leaf.value(deal)
+    return value if deal.side_of(mover) == side else -value
 
 
 def reward(totals: list[int], side: int) -> float:
@@ -341,6 +377,7 @@ def ucb_visits(
     policy: Callable[[Deal], Move] | None = None,
     others_beta: float = 0.0,
     others_threats: int = -1,
+    leaf: LeafValue | None = None,
 ) -> list[int]:
     """The search of `ucb_search`; each `legal` root move's visits (-1: never tried),
     which root parallelism adds up over independent searches.
@@ -354,7 +391,9 @@ def ucb_visits(
     with `others_policy`): the other sides' moves in the tree drawn by a softmax of
     greedy's scores at that beta (`_softmax_move`), not greedy's best. `others_threats`
     (if >= 0, with `others_policy`): how the other sides' tree moves judge sweep risks,
-    in place of `threats` (LOOKAHEAD: their best reply to the next player's cards)."""
+    in place of `threats` (LOOKAHEAD: their best reply to the next player's cards).
+    `leaf` (two sides only): each playout stops at the end of its stage and `leaf`
+    values the rest (`cut_playout`)."""
     root = _Node()
     c = exploration
     side_of = base.side_of
@@ -425,6 +464,14 @@ def ucb_visits(
             deal.play(move)
             path.append((child, side_of(mover)))
             node = child
+        if leaf is not None:
+            # two sides: a side's reward is its points minus the other's, scaled
+            ours = cut_playout(deal, rng, leaf, epsilon, threats, root_side, others_epsilon, policy)
+            for child, side in path:
+                child.visits += 1
+                child.total += (ours if side == root_side else -ours) / REWARD_SCALE
+            clock.done += 1
+            continue
         totals = (
             playout(deal, rng, epsilon, threats, root_side, others_epsilon, policy)
             if not deal.is_over

@@ -29,6 +29,7 @@ from .inference import (
     PlayEvidence,
 )
 from .ismcts_options import THREATS, IsmctsOptions
+from .leafvalue import LeafValue, leaf_model
 from .playouts import (
     DEFAULT_EPSILON,
     REWARD_SCALE,
@@ -93,7 +94,9 @@ class IsmctsBot(Bot):
     that softmax of greedy's scores, at this beta, in place of greedy's best;
     `others_threats` (with `others="policy"`) judges the other sides' tree moves' sweep
     risks its own way (`THREATS`; "lookahead": their best play less the next player's
-    best reply, a sharper opponent than greedy), the playouts still by `threats`."""
+    best reply, a sharper opponent than greedy), the playouts still by `threats`;
+    `leaf="cut"` stops each playout at the end of its stage and scores the rest by the
+    value learned from the cheater's games (`leafvalue`, `ismcts_options.LEAVES`)."""
 
     name = "ismcts"
 
@@ -124,6 +127,7 @@ class IsmctsBot(Bot):
         softmax: tuple[float, float] | list[float] | None = None,
         others_beta: float | None = None,
         others_threats: str | None = None,
+        leaf: str = "playout",
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -151,6 +155,7 @@ class IsmctsBot(Bot):
             softmax=softmax,
             others_beta=others_beta,
             others_threats=others_threats,
+            leaf=leaf,
         )
         self.checked = checked
         self.missed = checked.missed
@@ -172,6 +177,7 @@ class IsmctsBot(Bot):
         self.mixture = checked.mixture
         self.playout = checked.playout
         self.softmax = checked.softmax
+        self.leaf = checked.leaf
         self.workers = workers
         self.last_iterations = 0
 
@@ -217,11 +223,12 @@ class IsmctsBot(Bot):
             return legal, [1]
         base = determinize(view.raw, self.rng)
         sample = self._sampler(base, view)
+        leaf = leaf_model(base.rules, base.players) if self.leaf == "cut" else None
         assert self.budget is not None
         if self.trees > 1:
-            return legal, self._tree_per_deal(base, sample, legal, bias)
+            return legal, self._tree_per_deal(base, sample, legal, bias, leaf)
         clock = Clock(self.budget)
-        visits = self._visits(base, sample, legal, clock, bias)
+        visits = self._visits(base, sample, legal, clock, bias, leaf)
         self.last_iterations = clock.done
         return legal, visits
 
@@ -232,6 +239,7 @@ class IsmctsBot(Bot):
         legal: list[Move],
         clock: Clock,
         bias: dict[object, float] | None,
+        leaf: LeafValue | None = None,
     ) -> list[int]:
         return ucb_visits(
             base,
@@ -249,6 +257,7 @@ class IsmctsBot(Bot):
             _expert_move if self.playout == "expert" else None,
             0.0 if self.others_beta is None else self.others_beta,
             -1 if self.others_threats is None else THREATS[self.others_threats],
+            leaf,
         )
 
     def _tree_per_deal(
@@ -257,6 +266,7 @@ class IsmctsBot(Bot):
         sample: Callable[[], Deal],
         legal: list[Move],
         bias: dict[object, float] | None,
+        leaf: LeafValue | None = None,
     ) -> list[int]:
         """`trees` searches, each on one determinization seeing its every card and a
         share of the budget; their root visits added up (determinized UCT)."""
@@ -274,7 +284,7 @@ class IsmctsBot(Bot):
                 break
             deal = sample()
             clock = Clock(Budget(iterations=share, seconds=seconds))
-            visits = self._visits(deal, deal.copy, legal, clock, bias)
+            visits = self._visits(deal, deal.copy, legal, clock, bias, leaf)
             total = [t + max(v, 0) for t, v in zip(total, visits, strict=True)]
             done += clock.done
         self.last_iterations = done

@@ -1,0 +1,188 @@
+"""A learned value of a position, for the search's playouts cut at the stage's end
+(`ismcts` option `leaf="cut"`; docs/strength.md, 2026-12-05, an eighth, and 2026-12-06).
+
+A playout plays the smazzata to its end as greedy players would; past the stage it is
+in, the hands are a guess of the determinization and its greedy play mostly noise.
+The cut playout stops where the stage ends and asks this value instead: a linear model
+of the position's features, fitted (`benchmarks/value_fit.py weights`) to what the
+cheater made from such positions in its own games, one model for each player count.
+
+Compiled with the playouts (setup.py): the features are asked once an iteration. The
+weights are data (`data/leaf_value.json`), so play needs no numpy.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from importlib.resources import files
+from typing import Any, Final
+
+from ..cards import Card
+from ..deal import Deal
+from ..rules import Rules
+from ..scoring import ITEMS as SHEET_ITEMS
+from ..scoring import score_cards
+from .evaluate import CARD_WEIGHT
+
+__all__ = ["FEATURES", "ITEMS", "LeafValue", "features", "leaf_model"]
+
+#: The score sheet's items the features give (all but the total), in its order.
+ITEMS: Final = tuple(k for k in SHEET_ITEMS if k != "total")
+#: What each group of cards contributes (`_group`), in order.
+GROUP: Final = (
+    "cards",
+    "weight",
+    "denari",
+    "sevens",
+    "sixes",
+    "aces",
+    "settebello",
+    "grande_denari",
+    "piccola_denari_a23",
+    "piccola_denari_456",
+    "primiera_sum",
+    "primiera_suits",
+)
+#: The six groups, from the side to move's view.
+GROUPS: Final = ("our_pile", "their_pile", "our_hands", "their_hands", "table", "deck")
+#: Every feature's name, in `features`' order.
+FEATURES: Final = (
+    tuple(f"sheet_{k}" for k in ITEMS)
+    + tuple(f"{g}_{k}" for g in GROUPS for k in GROUP)
+    + ("last_capture", "table_sum", "stages_left", "place_in_round")
+)
+
+_DENARI: Final = "D"
+
+
+def _group(cards: list[Card], row: list[float]) -> None:
+    """What a group of cards holds that the score sheet counts, appended to `row`."""
+    weight = 0.0
+    denari = sevens = sixes = aces = settebello = grande = low = mid = 0
+    best = [0, 0, 0, 0]  # the primiera's best card of each suit
+    for c in cards:
+        weight += CARD_WEIGHT[c.id]
+        rank = c.rank
+        if rank == "7":
+            sevens += 1
+        elif rank == "6":
+            sixes += 1
+        elif rank == "A":
+            aces += 1
+        if c.suit == _DENARI:
+            denari += 1
+            if rank == "7":
+                settebello = 1
+            if rank in "JQK":
+                grande += 1
+            elif rank in "A23":
+                low += 1
+            elif rank in "456":
+                mid += 1
+        s = c.id // 10
+        if c.primiera > best[s]:
+            best[s] = c.primiera
+    suited = 0
+    total = 0
+    for s in range(4):
+        total += best[s]
+        if best[s] > 0:
+            suited += 1
+    row.append(float(len(cards)))
+    row.append(weight)
+    row.append(float(denari))
+    row.append(float(sevens))
+    row.append(float(sixes))
+    row.append(float(aces))
+    row.append(float(settebello))
+    row.append(float(grande))
+    row.append(float(low))
+    row.append(float(mid))
+    row.append(float(total))
+    row.append(float(suited))
+
+
+def features(deal: Deal) -> list[float]:
+    """The position for the side to move (two sides): the score sheet as if the smazzata
+    ended now, item by item, and what each pile, each side's hands, the table and the
+    deck hold; whose capture is last, the table's sum, the stages left, the mover's place
+    in the round (`FEATURES` names them)."""
+    seat = deal.to_move
+    assert seat is not None and deal.sides == 2
+    us = deal.side_of(seat)
+    them = 1 - us
+    sheet = score_cards(deal.rules, deal._piles, deal._scope, deal._bonus).sides
+    ours_sheet = sheet[us]
+    theirs_sheet = sheet[them]
+    row: list[float] = []
+    for k in ITEMS:
+        row.append(float(ours_sheet[k] - theirs_sheet[k]))
+    ours: list[Card] = []
+    theirs: list[Card] = []
+    for s, hand in enumerate(deal._hands):
+        (ours if deal.side_of(s) == us else theirs).extend(hand)
+    _group(deal._piles[us], row)
+    _group(deal._piles[them], row)
+    _group(ours, row)
+    _group(theirs, row)
+    _group(deal._table, row)
+    _group(deal._deck, row)
+    last = deal.last_capture
+    row.append(0.0 if last is None else (1.0 if last == us else -1.0))
+    row.append(float(sum(deal._tkey)))
+    row.append(float(len(deal._sizes) - 1 - deal._stage))
+    # who plays last in the round takes the table's leftovers
+    row.append(float((seat - deal._first) % deal.players))
+    return row
+
+
+class LeafValue:
+    """A linear value: the side to move's points minus the other side's at the
+    smazzata's end, as the cheater would make them from here."""
+
+    def __init__(self, weights: list[float], intercept: float) -> None:
+        if len(weights) != len(FEATURES):
+            raise ValueError(f"a leaf value takes {len(FEATURES)} weights, not {len(weights)}")
+        self.weights = [float(w) for w in weights]
+        self.intercept = float(intercept)
+
+    def value(self, deal: Deal) -> float:
+        """For the side to move (two sides, the smazzata not over)."""
+        total = self.intercept
+        for w, f in zip(self.weights, features(deal), strict=True):
+            total += w * f
+        return total
+
+
+_MODELS: dict[str, Any] = {}
+
+
+def _load() -> dict[str, Any]:
+    if not _MODELS:
+        text = (files("cirulla") / "data" / "leaf_value.json").read_text()
+        data = json.loads(text)
+        if data["features"] != list(FEATURES):
+            raise RuntimeError("data/leaf_value.json was fitted on other features: refit it")
+        _MODELS.update(data)
+    return _MODELS
+
+
+def leaf_model(rules: Rules, players: int) -> LeafValue | None:
+    """The value fitted for these rules and this many players, or None where there is
+    none (three players, three sides; rules that deal or score a smazzata otherwise than
+    the preset fitted; the partita's target and length do not matter)."""
+    data = _load()
+    model = data["models"].get(str(players))
+    if model is None:
+        return None
+    preset = Rules.preset(data["preset"])
+    same = replace(rules, target=preset.target, hands=preset.hands, knockout=preset.knockout)
+    if same != preset:
+        return None
+    cached = model.get("_leaf")
+    if cached is None:
+        cached = LeafValue(model["weights"], model["intercept"])
+        model["_leaf"] = cached
+    assert isinstance(cached, LeafValue)
+    return cached
