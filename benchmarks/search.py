@@ -1,15 +1,17 @@
 """Search speed: ISMCTS iterations per second, and arena moves per second with cheap bots.
 
-    python benchmarks/search.py [--iterations 3000] [--positions 10]
+    python benchmarks/search.py [--iterations 3000] [--positions 10] [--options JSON]
 
 ISMCTS is timed from the first move of 4-player smazzate (preset cirulla) on one
-core: the determinization, then the iterations. The arena figure is whole
+core: the determinization, then the iterations (`--options`: the ismcts options, e.g.
+campione's with `"leaf": "cut"`; default none). The arena figure is whole
 smazzate played by random, greedy and expert bots through views, as the arena does.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import time
@@ -24,7 +26,10 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=3000)
     parser.add_argument("--positions", type=int, default=10)
     parser.add_argument("--deals", type=int, default=200, help="smazzate per cheap-bot run")
+    parser.add_argument("--options", type=json.loads, default={}, help="ismcts options (JSON)")
     args = parser.parse_args()
+    if not isinstance(args.options, dict):
+        parser.error("--options must be a JSON object of ismcts options")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     compiled = not cirulla.deal.__file__.endswith(".py")
@@ -37,7 +42,7 @@ def main() -> None:
     total_s = 0.0
     for k in range(args.positions):
         deal = Deal(rules, 4, k % 4, seed=500 + k)
-        bot = bots.get("ismcts", seed=k, budget=Budget(iterations=args.iterations))
+        bot = bots.get("ismcts", seed=k, budget=Budget(iterations=args.iterations), **args.options)
         view = SeatView(deal.view(deal.to_move))
         if len(view.legal) == 1:
             continue
@@ -47,7 +52,8 @@ def main() -> None:
         total_it += bot.last_iterations  # type: ignore[attr-defined]
     print(
         f"ismcts: {total_it / total_s:,.0f} iterations/s from the first move "
-        f"({args.positions} positions, {args.iterations} iterations each)"
+        f"({args.positions} positions, {args.iterations} iterations each, "
+        f"options {json.dumps(args.options)})"
     )
     for name in ("random", "greedy", "expert"):
         moves = 0
