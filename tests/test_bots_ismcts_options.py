@@ -29,6 +29,8 @@ from cirulla.bots.search import IsmctsBot
         ("expand", ["policy"]),
         ("sampler", ["chain"]),
         ("playout", ["expert"]),
+        ("leaf", ["cut"]),
+        ("leaf", "value"),
         ("others", ["policy"]),
         ("trees", 2.0),
         ("infer_partner", 1),
