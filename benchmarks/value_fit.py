@@ -58,8 +58,8 @@ from cirulla.bots import get
 from cirulla.bots.base import Budget, choose_move
 from cirulla.bots.leafvalue import FEATURES, ITEMS, LeafValue
 from cirulla.bots.leafvalue import features as leaf_features
+from cirulla.bots.leafvalue import groups as leaf_groups
 from cirulla.bots.playouts import UNSEEN, cut_playout, playout
-from cirulla.cards import Card
 from cirulla.moves import parse_move
 
 CHEATER_ITERATIONS = 1500  # the yardstick's budget (strength_aims.CHEATER)
@@ -112,12 +112,7 @@ def features(deal: Deal, cards: bool = False) -> list[float]:
     if cards:
         seat = deal.to_move
         assert seat is not None
-        us = deal.side_of(seat)
-        ours: list[Card] = []
-        theirs: list[Card] = []
-        for s, hand in enumerate(deal._hands):
-            (ours if deal.side_of(s) == us else theirs).extend(hand)
-        groups = (deal._piles[us], deal._piles[1 - us], ours, theirs, deal._table, deal._deck)
+        groups = leaf_groups(deal, deal.side_of(seat))
         where = [0.0] * (40 * len(groups))
         for g, group in enumerate(groups):
             for c in group:
@@ -401,7 +396,8 @@ def decisions(
         played = parse_move(made)
         a = max(range(len(legal)), key=lambda i: rolled[i])
         agree["playout"].append(float(legal[a] == played))
-        for name, values in zip(names, (alone, fixed, cut), strict=False):
+        judged = (alone, fixed) if cards else (alone, fixed, cut)
+        for name, values in zip(names, judged, strict=True):
             b = max(range(len(legal)), key=lambda i: values[i])
             agree[name].append(float(legal[b] == played))
             if a == b:

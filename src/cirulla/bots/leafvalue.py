@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from importlib.resources import files
-from typing import Any, Final
+from typing import Final
 
 from ..cards import Card
 from ..deal import Deal
@@ -25,7 +25,7 @@ from ..scoring import ITEMS as SHEET_ITEMS
 from ..scoring import score_cards
 from .evaluate import CARD_WEIGHT
 
-__all__ = ["FEATURES", "ITEMS", "LeafValue", "features", "leaf_model"]
+__all__ = ["FEATURES", "ITEMS", "LeafValue", "features", "groups", "leaf_model"]
 
 #: The score sheet's items the features give (all but the total), in its order.
 ITEMS: Final = tuple(k for k in SHEET_ITEMS if k != "total")
@@ -103,6 +103,15 @@ def _group(cards: list[Card], row: list[float]) -> None:
     row.append(float(suited))
 
 
+def groups(deal: Deal, us: int) -> list[list[Card]]:
+    """The six groups of `GROUPS`, from side `us`'s view (two sides)."""
+    ours: list[Card] = []
+    theirs: list[Card] = []
+    for s, hand in enumerate(deal._hands):
+        (ours if deal.side_of(s) == us else theirs).extend(hand)
+    return [deal._piles[us], deal._piles[1 - us], ours, theirs, deal._table, deal._deck]
+
+
 def features(deal: Deal) -> list[float]:
     """The position for the side to move (two sides): the score sheet as if the smazzata
     ended now, item by item, and what each pile, each side's hands, the table and the
@@ -118,16 +127,8 @@ def features(deal: Deal) -> list[float]:
     row: list[float] = []
     for k in ITEMS:
         row.append(float(ours_sheet[k] - theirs_sheet[k]))
-    ours: list[Card] = []
-    theirs: list[Card] = []
-    for s, hand in enumerate(deal._hands):
-        (ours if deal.side_of(s) == us else theirs).extend(hand)
-    _group(deal._piles[us], row)
-    _group(deal._piles[them], row)
-    _group(ours, row)
-    _group(theirs, row)
-    _group(deal._table, row)
-    _group(deal._deck, row)
+    for group in groups(deal, us):
+        _group(group, row)
     last = deal.last_capture
     row.append(0.0 if last is None else (1.0 if last == us else -1.0))
     row.append(float(sum(deal._tkey)))
@@ -155,34 +156,29 @@ class LeafValue:
         return total
 
 
-_MODELS: dict[str, Any] = {}
+#: The fitted preset's rules and its values by player count, read once.
+_FITTED: list[tuple[Rules, dict[int, LeafValue]]] = []
 
 
-def _load() -> dict[str, Any]:
-    if not _MODELS:
-        text = (files("cirulla") / "data" / "leaf_value.json").read_text()
-        data = json.loads(text)
+def _fitted() -> tuple[Rules, dict[int, LeafValue]]:
+    if not _FITTED:
+        data = json.loads((files("cirulla") / "data" / "leaf_value.json").read_text())
         if data["features"] != list(FEATURES):
             raise RuntimeError("data/leaf_value.json was fitted on other features: refit it")
-        _MODELS.update(data)
-    return _MODELS
+        leaves = {
+            int(n): LeafValue(m["weights"], m["intercept"]) for n, m in data["models"].items()
+        }
+        _FITTED.append((Rules.preset(data["preset"]), leaves))
+    return _FITTED[0]
 
 
 def leaf_model(rules: Rules, players: int) -> LeafValue | None:
     """The value fitted for these rules and this many players, or None where there is
     none (three players, three sides; rules that deal or score a smazzata otherwise than
     the preset fitted; the partita's target and length do not matter)."""
-    data = _load()
-    model = data["models"].get(str(players))
-    if model is None:
+    preset, leaves = _fitted()
+    leaf = leaves.get(players)
+    if leaf is None:
         return None
-    preset = Rules.preset(data["preset"])
     same = replace(rules, target=preset.target, hands=preset.hands, knockout=preset.knockout)
-    if same != preset:
-        return None
-    cached = model.get("_leaf")
-    if cached is None:
-        cached = LeafValue(model["weights"], model["intercept"])
-        model["_leaf"] = cached
-    assert isinstance(cached, LeafValue)
-    return cached
+    return leaf if same == preset else None
