@@ -44,14 +44,28 @@ class Side:
     options: Mapping[str, Any]
     iterations: int | None = None
 
-    def matches(self, bot: Mapping[str, Any]) -> bool:
-        if bot.get("name") != self.name or dict(bot.get("options") or {}) != dict(self.options):
+    def matches(self, bot: Mapping[str, Any], players: int) -> bool:
+        if bot.get("name") != self.name:
+            return False
+        played = as_played(self.name, self.options, players)
+        if as_played(self.name, bot.get("options") or {}, players) != played:
             return False
         if self.name not in SEARCHERS:
             return True
         budget = bot.get("budget") or {}
         # uncapped only: a seconds cap lets the machine's load change the moves
         return budget.get("iterations") == self.iterations and budget.get("seconds") is None
+
+
+def as_played(name: str, options: Mapping[str, Any], players: int) -> dict[str, Any]:
+    """The options as the bot plays them at `players`: ismcts's `cut_players` only says
+    where `leaf="cut"` applies, so a search that cuts elsewhere is the one without it."""
+    out = dict(options)
+    if name == "ismcts" and out.get("leaf") == "cut":
+        counts = out.pop("cut_players", None)
+        if counts is not None and players not in counts:
+            del out["leaf"]
+    return out
 
 
 def _side(level: Level) -> Side:
@@ -139,7 +153,9 @@ def decks_of(
     longest: dict[int, list[float]] = {}
     for run in runs:
         config = run["config"]
-        if config["players"] != players or not (a.matches(config["a"]) and b.matches(config["b"])):
+        if config["players"] != players or not (
+            a.matches(config["a"], players) and b.matches(config["b"], players)
+        ):
             continue
         margins = run["smazzate"]["pair_margins"]
         if len(margins) > len(longest.get(config["seed"], [])):

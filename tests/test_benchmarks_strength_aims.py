@@ -18,6 +18,7 @@ from strength_aims import (
     NORMALE,
     OLD_CAMPIONE,
     Side,
+    as_played,
     scorecard,
 )
 
@@ -144,3 +145,24 @@ def test_maestro_is_judged_against_campione_with_its_workers_and_budget(tmp_path
     two = row(rows, "maestro beats campione, 2 players")
     assert two["decks"] == 4 and two["status"] == "met"
     assert row(rows, "maestro beats campione, 4 players")["status"] == "not run"
+
+
+def test_a_search_that_cuts_elsewhere_is_judged_as_the_one_without_the_cut(
+    tmp_path: Path,
+) -> None:
+    whole = {"infer": True, "epsilon": 0.1}
+    everywhere = {**whole, "leaf": "cut"}
+    four = Side("ismcts", {**everywhere, "cut_players": [4]}, 3000)
+
+    def ran(options: dict[str, Any]) -> dict[str, Any]:
+        return {"name": "ismcts", "options": options, "budget": {"iterations": 3000}}
+
+    assert four.matches(ran(whole), 2) and not four.matches(ran(whole), 4)
+    assert four.matches(ran(everywhere), 4) and not four.matches(ran(everywhere), 2)
+    assert four.matches(ran({**everywhere, "cut_players": [2, 4]}), 4)
+    assert not four.matches(ran({**everywhere, "cut_players": [2, 4]}), 2)
+    # only ismcts reads the cut
+    assert as_played("pimc", {"leaf": "cut", "cut_players": [4]}, 2) == {
+        "leaf": "cut",
+        "cut_players": [4],
+    }

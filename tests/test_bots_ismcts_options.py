@@ -31,6 +31,14 @@ from cirulla.bots.search import IsmctsBot
         ("playout", ["expert"]),
         ("leaf", ["cut"]),
         ("leaf", "value"),
+        ("cut_players", []),
+        ("cut_players", [1]),
+        ("cut_players", [9]),
+        ("cut_players", "4"),
+        ("cut_players", 4),
+        ("cut_players", [4.0]),
+        ("cut_players", [True]),
+        ("cut_players", [4]),  # with no leaf="cut" to restrict
         ("others", ["policy"]),
         ("trees", 2.0),
         ("infer_partner", 1),
@@ -68,3 +76,15 @@ def test_options_are_normalised_and_round_trip() -> None:
     assert again.options()["softmax"] == [1.0, 0.0]
     with pytest.raises(dataclasses.FrozenInstanceError):
         bot.checked.threats = "unseen"  # type: ignore[misc]
+
+
+def test_cut_players_is_normalised_round_trips_and_says_where_the_cut_applies() -> None:
+    bot = IsmctsBot(leaf="cut", cut_players=[4, 2, 4])
+    assert bot.cut_players == (2, 4)
+    assert bot.options()["cut_players"] == [2, 4]
+    again = bots.get("ismcts", **bot.options())
+    assert isinstance(again, IsmctsBot) and again.options() == bot.options()
+    four = IsmctsOptions(leaf="cut", cut_players=(4,))
+    assert [four.cuts(n) for n in (2, 3, 4)] == [False, False, True]
+    assert [IsmctsOptions(leaf="cut").cuts(n) for n in (2, 3, 4)] == [True, True, True]
+    assert not IsmctsOptions().cuts(4)

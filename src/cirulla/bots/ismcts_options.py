@@ -38,7 +38,8 @@ PLAYOUTS: Final = ("greedy", "expert")
 
 #: How a playout ends (`leaf` option): at the smazzata's end, or at the end of its
 #: stage with the learned value (`leafvalue.leaf_model`) scoring the rest, where a model
-#: is fitted for the rules and player count (elsewhere the playout runs to the end).
+#: is fitted for the rules and player count (elsewhere the playout runs to the end);
+#: `cut_players` keeps the cut to the player counts it names.
 LEAVES: Final = ("playout", "cut")
 
 
@@ -78,6 +79,7 @@ class IsmctsOptions:
     others_beta: float | None = None
     others_threats: str | None = None
     leaf: str = "playout"
+    cut_players: tuple[int, ...] | list[int] | None = None
 
     def __post_init__(self) -> None:
         self._check_search()
@@ -101,10 +103,29 @@ class IsmctsOptions:
             raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")
         if not isinstance(self.leaf, str) or self.leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, not {self.leaf!r}")
+        self._check_cut()
         if self.playout != "greedy" and self.trees != 1:
             raise ValueError("playout='expert' is for the one-tree search (trees=1)")
         if not _is_whole(self.trees, 1, 1000):
             raise ValueError(f"trees must be a whole number from 1 to 1000, not {self.trees!r}")
+
+    def _check_cut(self) -> None:
+        counts = self.cut_players
+        if counts is None:
+            return
+        if (
+            not isinstance(counts, (tuple, list))
+            or not counts
+            or not all(_is_whole(n, 2, 8) for n in counts)
+        ):
+            raise ValueError(f"cut_players must be a list of player counts, 2 to 8, not {counts!r}")
+        if self.leaf != "cut":
+            raise ValueError("cut_players says at which player counts leaf='cut' cuts: set it")
+        object.__setattr__(self, "cut_players", tuple(sorted(set(counts))))
+
+    def cuts(self, players: int) -> bool:
+        """Whether the playouts are cut at `players` (where a value is fitted, too)."""
+        return self.leaf == "cut" and (self.cut_players is None or players in self.cut_players)
 
     def _check_model(self) -> None:
         for name in ("infer", "adapt", "mixture", "infer_partner"):
@@ -171,4 +192,6 @@ class IsmctsOptions:
         out = asdict(self)
         if self.softmax is not None:
             out["softmax"] = list(self.softmax)
+        if self.cut_players is not None:
+            out["cut_players"] = list(self.cut_players)
         return out

@@ -96,7 +96,8 @@ class IsmctsBot(Bot):
     risks its own way (`THREATS`; "lookahead": their best play less the next player's
     best reply, a sharper opponent than greedy), the playouts still by `threats`;
     `leaf="cut"` stops each playout at the end of its stage and scores the rest by the
-    value learned from the cheater's games (`leafvalue`, `ismcts_options.LEAVES`)."""
+    value learned from the cheater's games (`leafvalue`, `ismcts_options.LEAVES`), at
+    the player counts `cut_players` names (all, when None)."""
 
     name = "ismcts"
 
@@ -128,6 +129,7 @@ class IsmctsBot(Bot):
         others_beta: float | None = None,
         others_threats: str | None = None,
         leaf: str = "playout",
+        cut_players: tuple[int, ...] | list[int] | None = None,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -156,6 +158,7 @@ class IsmctsBot(Bot):
             others_beta=others_beta,
             others_threats=others_threats,
             leaf=leaf,
+            cut_players=cut_players,
         )
         self.checked = checked
         self.missed = checked.missed
@@ -178,6 +181,7 @@ class IsmctsBot(Bot):
         self.playout = checked.playout
         self.softmax = checked.softmax
         self.leaf = checked.leaf
+        self.cut_players = checked.cut_players
         self.workers = workers
         self.last_iterations = 0
 
@@ -223,7 +227,7 @@ class IsmctsBot(Bot):
             return legal, [1]
         base = determinize(view.raw, self.rng)
         sample = self._sampler(base, view)
-        leaf = leaf_model(base.rules, base.players) if self.leaf == "cut" else None
+        leaf = leaf_model(base.rules, base.players) if self.checked.cuts(base.players) else None
         assert self.budget is not None
         if self.trees > 1:
             return legal, self._tree_per_deal(base, sample, legal, bias, leaf)
