@@ -16,7 +16,7 @@ from cirulla.bots.base import SeatView
 from cirulla.bots.evaluate import CARD_WEIGHT
 from cirulla.bots.ismcts_options import IsmctsOptions
 from cirulla.bots.leafvalue import FEATURES, ITEMS, LeafValue, features, leaf_model
-from cirulla.bots.levels import CAMPIONE_OPTIONS
+from cirulla.bots.levels import CAMPIONE_2026_11_28
 from cirulla.bots.playouts import UNSEEN, cut_playout
 from cirulla.cards import Card
 from cirulla.scoring import score_cards
@@ -178,13 +178,25 @@ def _visits(options: dict[str, Any], players: int, seed: int, plies: int) -> lis
 
 
 def test_the_cut_changes_the_search_where_a_model_applies_and_only_there() -> None:
-    cut = {**CAMPIONE_OPTIONS, "leaf": "cut"}
-    assert _visits(cut, 4, 41, 5) != _visits(CAMPIONE_OPTIONS, 4, 41, 5)
+    whole = CAMPIONE_2026_11_28.options
+    cut = {**whole, "leaf": "cut"}
+    assert _visits(cut, 4, 41, 5) != _visits(whole, 4, 41, 5)
     # three players: no value for three sides, so the playouts run to the end
-    assert _visits(cut, 3, 42, 4) == _visits(CAMPIONE_OPTIONS, 3, 42, 4)
+    assert _visits(cut, 3, 42, 4) == _visits(whole, 3, 42, 4)
 
 
-# Root visits of campione with the cut, pinned: the pure and the compiled build (CI runs
+def test_cut_players_keeps_the_cut_to_the_player_counts_it_names() -> None:
+    whole = CAMPIONE_2026_11_28.options
+    cut = {**whole, "leaf": "cut"}
+    four = {**cut, "cut_players": [4]}
+    assert _visits(four, 4, 41, 5) == _visits(cut, 4, 41, 5)
+    assert _visits(four, 2, 43, 6) == _visits(whole, 2, 43, 6) != _visits(cut, 2, 43, 6)
+
+
+#: campione's search of 2026-11-27 with the cut at every player count a value is fitted.
+CUT = {**CAMPIONE_2026_11_28.options, "leaf": "cut"}
+
+# Root visits of that search, pinned: the pure and the compiled build (CI runs
 # this file on both) must search alike, float for float.
 PINNED: list[tuple[int, int, int, list[int]]] = [
     (4, 61, 2, [32, 38, 50, 142, 38]),
@@ -198,15 +210,14 @@ PINNED: list[tuple[int, int, int, list[int]]] = [
 def test_cut_search_visits_are_pinned(
     players: int, seed: int, plies: int, expected: list[int]
 ) -> None:
-    assert _visits({**CAMPIONE_OPTIONS, "leaf": "cut"}, players, seed, plies) == expected
+    assert _visits(CUT, players, seed, plies) == expected
 
 
 def test_campione_with_the_cut_plays_whole_smazzate() -> None:
     for players in (2, 4):
         deal = Deal(Rules.preset("cirulla"), players, 0, seed=players)
         seated = [
-            bots.get("ismcts", seed=s, budget=Budget(iterations=40), **CAMPIONE_OPTIONS, leaf="cut")
-            for s in range(players)
+            bots.get("ismcts", seed=s, budget=Budget(iterations=40), **CUT) for s in range(players)
         ]
         while not deal.is_over:
             seat = deal.to_move

@@ -1,5 +1,6 @@
 """The search bots' decisions, pinned: for a seed and an iteration budget, ismcts (with
-its default options: campione until 2026-11-27; and campione's options now), cheater
+its default options: campione until 2026-11-27; campione's options of 2026-11-27 and
+those since 2026-12-06), cheater
 and pimc choose exactly these moves, and draw exactly as much from their generator.
 
 Arena runs compare bots over thousands of smazzate and rely on a bot deciding the
@@ -17,7 +18,10 @@ import pytest
 
 from cirulla import Deal, Rules, bots
 from cirulla.bots import Budget, choose_move
-from cirulla.bots.levels import CAMPIONE_OPTIONS
+from cirulla.bots.levels import CAMPIONE_2026_11_28, CAMPIONE_OPTIONS
+
+#: campione's search of 2026-11-27, whole playouts: the base its variants below change.
+WHOLE = CAMPIONE_2026_11_28.options
 
 
 def _position(preset: str, players: int, seed: int, plies: int, options: dict[str, Any]) -> Deal:
@@ -61,11 +65,26 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
         "5DxKH",
         3154787079,
     ),
-    # campione's options since 2026-11-27 (levels.CAMPIONE_OPTIONS), 4 and 2 players;
-    # re-pinned on 2026-11-29, when the rejection sampler stopped shuffling every hidden
-    # card of every draw (bots/posterior.py: the same law, other draws).
-    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 4, {}, 26, 14), 25, 300, "3Dx4SJS", 523712191),
+    # campione's options from 2026-11-27 to 2026-12-06, 4 and 2 players; re-pinned on
+    # 2026-11-29, when the rejection sampler stopped shuffling every hidden card of every
+    # draw (bots/posterior.py: the same law, other draws).
+    ("ismcts", WHOLE, ("cirulla", 4, {}, 26, 14), 25, 300, "3Dx4SJS", 523712191),
+    ("ismcts", WHOLE, ("cirulla", 2, {}, 27, 7), 26, 300, "AHx4DKH2C", 3751447881),
+    # campione's options since 2026-12-06 (levels.CAMPIONE_OPTIONS: the playouts cut
+    # where their stage ends, a learned value scoring the rest, at 4 players; at 2 it
+    # searches as before, the same move and draws as the pin above).
+    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 4, {}, 26, 14), 25, 300, "3Dx4SJS", 186440198),
     ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 2, {}, 27, 7), 26, 300, "AHx4DKH2C", 3751447881),
+    # the cut at 2 players too, as measured on 2026-12-06
+    (
+        "ismcts",
+        {**WHOLE, "leaf": "cut"},
+        ("cirulla", 2, {}, 27, 7),
+        26,
+        300,
+        "KDxKH",
+        2416002633,
+    ),
     # The options of the 2026-11-27 session (docs/strength.md), off by default.
     ("ismcts", {"threats": "lookahead"}, ("cirulla", 4, {}, 25, 6), 21, 200, "3Hx3D", 4002162418),
     (
@@ -98,7 +117,7 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
     # campione's model drawn by the Metropolis chain (sampler="chain", bots/posterior.py).
     (
         "ismcts",
-        {**CAMPIONE_OPTIONS, "sampler": "chain"},
+        {**WHOLE, "sampler": "chain"},
         ("cirulla", 4, {}, 31, 18),
         30,
         300,
@@ -107,7 +126,7 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
     ),
     (
         "ismcts",
-        {**CAMPIONE_OPTIONS, "sampler": "chain"},
+        {**WHOLE, "sampler": "chain"},
         ("cirulla", 4, {}, 37, 6),
         36,
         300,
@@ -116,7 +135,7 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
     ),
     (
         "ismcts",
-        {**CAMPIONE_OPTIONS, "sampler": "chain"},
+        {**WHOLE, "sampler": "chain"},
         ("cirulla", 2, {}, 47, 13),
         46,
         300,
@@ -127,7 +146,7 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
     # deep enough in the smazzata that finished stages judge the hidden seats.
     (
         "ismcts",
-        {**CAMPIONE_OPTIONS, "mixture": True},
+        {**WHOLE, "mixture": True},
         ("cirulla", 4, {}, 53, 27),
         52,
         300,
@@ -136,7 +155,7 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
     ),
     (
         "ismcts",
-        {**CAMPIONE_OPTIONS, "adapt": True},
+        {**WHOLE, "adapt": True},
         ("cirulla", 4, {}, 53, 27),
         52,
         300,
@@ -145,7 +164,7 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
     ),
     (
         "ismcts",
-        {**CAMPIONE_OPTIONS, "mixture": True},
+        {**WHOLE, "mixture": True},
         ("cirulla", 2, {}, 58, 19),
         57,
         300,
@@ -154,7 +173,7 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
     ),
     (
         "ismcts",
-        {**CAMPIONE_OPTIONS, "adapt": True},
+        {**WHOLE, "adapt": True},
         ("cirulla", 2, {}, 58, 19),
         57,
         300,

@@ -12,7 +12,12 @@ from botutil import whimsical_position
 from cirulla import Deal, Rules, bots
 from cirulla.bots import LEVELS, Budget, SeatView, choose_move, level_bot
 from cirulla.bots.inference import MISSED_SCOPA, SEARCHER_FACTORS, PlayEvidence
-from cirulla.bots.levels import CAMPIONE_2026_11_21, CAMPIONE_2026_11_27, CAMPIONE_OPTIONS
+from cirulla.bots.levels import (
+    CAMPIONE_2026_11_21,
+    CAMPIONE_2026_11_27,
+    CAMPIONE_2026_11_28,
+    CAMPIONE_OPTIONS,
+)
 from cirulla.bots.rootpool import search_in_parallel, shutdown
 from cirulla.bots.search import IsmctsBot, worker_root_visits
 from cirulla.determinize import determinize
@@ -385,21 +390,26 @@ def test_bad_search_options_are_value_errors(bad: dict[str, object]) -> None:
         bots.get("ismcts", **bad)
 
 
-def test_campione_plays_the_2026_11_27_search_with_3000_iterations_and_the_old_ones_stay() -> None:
-    """campione searches with CAMPIONE_OPTIONS (docs/strength.md, 2026-11-27), 3,000
-    iterations in at most a second since 2026-11-28, maestro with the same options on
-    several workers; campione with 1,500 and the one before it stay reachable."""
+def test_campione_plays_the_cut_search_with_3000_iterations_and_the_old_ones_stay() -> None:
+    """campione searches with CAMPIONE_OPTIONS (since 2026-12-06: the search of
+    2026-11-27 with its playouts cut where their stage ends, at 4 players), 3,000
+    iterations in at most a second, maestro with the same options on several workers;
+    the campione before the cut, the one with 1,500 iterations and the one before that
+    stay reachable."""
     campione = level_bot("campione", seed=1)
     assert isinstance(campione, IsmctsBot)
     assert campione.options() == {**IsmctsBot().options(), **CAMPIONE_OPTIONS}
+    assert campione.options()["leaf"] == "cut"
+    assert [campione.checked.cuts(n) for n in (2, 3, 4)] == [False, False, True]
     assert campione.budget == Budget(3000, 1.0)
     assert LEVELS["maestro"].options == {**CAMPIONE_OPTIONS, "workers": 4}
-    before = CAMPIONE_2026_11_27
-    assert (before.bot, before.options, before.budget) == (
-        "ismcts",
-        CAMPIONE_OPTIONS,
-        Budget(1500, 1.0),
-    )
+    whole = {k: v for k, v in CAMPIONE_OPTIONS.items() if k not in ("leaf", "cut_players")}
+    for before, iterations in ((CAMPIONE_2026_11_28, 3000), (CAMPIONE_2026_11_27, 1500)):
+        assert (before.bot, before.options, before.budget) == (
+            "ismcts",
+            whole,
+            Budget(iterations, 1.0),
+        )
     old = CAMPIONE_2026_11_21
     assert (old.bot, old.options, old.budget) == ("ismcts", {}, Budget(1500, 1.0))
 
