@@ -1,7 +1,7 @@
 """The search bots' decisions, pinned: for a seed and an iteration budget, ismcts (with
 its default options: campione until 2026-11-27; campione's options of 2026-11-27 and
-those since 2026-12-06), cheater
-and pimc choose exactly these moves, and draw exactly as much from their generator.
+those since 2026-12-06), cheater and pimc choose exactly these moves, and draw exactly
+as much from their generator.
 
 Arena runs compare bots over thousands of smazzate and rely on a bot deciding the
 same for the same seed, in the pure build and in the compiled one (CI runs this
