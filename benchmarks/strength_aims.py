@@ -59,9 +59,10 @@ class Side:
 
 def as_played(name: str, options: Mapping[str, Any], players: int) -> dict[str, Any]:
     """The options as the bot plays them at `players`: ismcts's `cut_players` only says
-    where `leaf="cut"` applies, so a search that cuts elsewhere is the one without it."""
+    where the cut (`leaf="cut"`, `"cut_mean"`) applies, so a search that cuts elsewhere
+    is the one without it."""
     out = dict(options)
-    if name == "ismcts" and out.get("leaf") == "cut":
+    if name == "ismcts" and out.get("leaf") in ("cut", "cut_mean"):
         counts = out.pop("cut_players", None)
         if counts is not None and players not in counts:
             del out["leaf"]

@@ -39,8 +39,9 @@ PLAYOUTS: Final = ("greedy", "expert")
 #: How a playout ends (`leaf` option): at the smazzata's end, or at the end of its
 #: stage with the learned value (`leafvalue.leaf_model`) scoring the rest, where a model
 #: is fitted for the rules and player count (elsewhere the playout runs to the end);
-#: `cut_players` keeps the cut to the player counts it names.
-LEAVES: Final = ("playout", "cut")
+#: `cut_mean` the same cut, its value the mean over the just-dealt hands
+#: (`leafvalue.mean_features`). `cut_players` keeps the cut to the counts it names.
+LEAVES: Final = ("playout", "cut", "cut_mean")
 
 
 def _is_number(x: object) -> bool:
@@ -119,13 +120,14 @@ class IsmctsOptions:
             or not all(_is_whole(n, 2, 8) for n in counts)
         ):
             raise ValueError(f"cut_players must be a list of player counts, 2 to 8, not {counts!r}")
-        if self.leaf != "cut":
+        if self.leaf not in ("cut", "cut_mean"):
             raise ValueError("cut_players says at which player counts leaf='cut' cuts: set it")
         object.__setattr__(self, "cut_players", tuple(sorted(set(counts))))
 
     def cuts(self, players: int) -> bool:
         """Whether the playouts are cut at `players` (where a value is fitted, too)."""
-        return self.leaf == "cut" and (self.cut_players is None or players in self.cut_players)
+        cut = self.leaf in ("cut", "cut_mean")
+        return cut and (self.cut_players is None or players in self.cut_players)
 
     def _check_model(self) -> None:
         for name in ("infer", "adapt", "mixture", "infer_partner"):

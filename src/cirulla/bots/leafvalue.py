@@ -7,6 +7,12 @@ The cut playout stops where the stage ends and asks this value instead: a linear
 of the position's features, fitted (`benchmarks/value_fit.py weights`) to what the
 cheater made from such positions in its own games, one model for each player count.
 
+The cut lands where a stage's hands have just been dealt, and those hands are the
+determinization's draw of cards nobody has seen yet, worth points to the value (an ace
+in a hand, about two): noise each iteration's value carries. `LeafValue.averaged` values
+such a position as the mean over every way the cards not yet played could have been
+dealt (`mean_features`), which for a linear value is exact (`leaf="cut_mean"`).
+
 Compiled with the playouts (setup.py): the features are asked once an iteration. The
 weights are data (`data/leaf_value.json`), so play needs no numpy.
 """
@@ -25,7 +31,15 @@ from ..scoring import ITEMS as SHEET_ITEMS
 from ..scoring import score_cards
 from .evaluate import CARD_WEIGHT
 
-__all__ = ["FEATURES", "ITEMS", "LeafValue", "features", "groups", "leaf_model"]
+__all__ = [
+    "FEATURES",
+    "ITEMS",
+    "LeafValue",
+    "features",
+    "groups",
+    "leaf_model",
+    "mean_features",
+]
 
 #: The score sheet's items the features give (all but the total), in its order.
 ITEMS: Final = tuple(k for k in SHEET_ITEMS if k != "total")
@@ -112,11 +126,34 @@ def groups(deal: Deal, us: int) -> list[list[Card]]:
     return [deal._piles[us], deal._piles[1 - us], ours, theirs, deal._table, deal._deck]
 
 
-def features(deal: Deal) -> list[float]:
+def _drawn_mean(pool: list[Card], n: int, row: list[float]) -> None:
+    """What `_group` appends, as its mean over every draw of `n` of `pool`'s cards
+    (uniform, without replacement)."""
+    size = len(pool)
+    share = n / size if size else 0.0
+    tmp: list[float] = []
+    _group(pool, tmp)
+    for k in range(10):  # counts and sums: the pool's times the share drawn
+        row.append(tmp[k] * share)
+    total = 0.0
+    suited = 0.0
+    for s in range(4):
+        values = sorted((c.primiera for c in pool if c.id // 10 == s), reverse=True)
+        none = 1.0  # the chance that none of the suit's better cards is drawn
+        for j, v in enumerate(values):
+            # the best card drawn is this one: it drawn, none of the better ones
+            total += v * none * n / (size - j)
+            none *= (size - n - j) / (size - j)
+        suited += 1.0 - none
+    row.append(total)
+    row.append(suited)
+
+
+def features(deal: Deal, mean: bool = False) -> list[float]:
     """The position for the side to move (two sides): the score sheet as if the smazzata
     ended now, item by item, and what each pile, each side's hands, the table and the
     deck hold; whose capture is last, the table's sum, the stages left, the mover's place
-    in the round (`FEATURES` names them)."""
+    in the round (`FEATURES` names them). `mean`: see `mean_features`."""
     seat = deal.to_move
     assert seat is not None and deal.sides == 2
     us = deal.side_of(seat)
@@ -127,8 +164,18 @@ def features(deal: Deal) -> list[float]:
     row: list[float] = []
     for k in ITEMS:
         row.append(float(ours_sheet[k] - theirs_sheet[k]))
-    for group in groups(deal, us):
-        _group(group, row)
+    cards = groups(deal, us)
+    if mean:
+        pool = cards[2] + cards[3] + cards[5]
+        _group(cards[0], row)
+        _group(cards[1], row)
+        _drawn_mean(pool, len(cards[2]), row)
+        _drawn_mean(pool, len(cards[3]), row)
+        _group(cards[4], row)
+        _drawn_mean(pool, len(cards[5]), row)
+    else:
+        for group in cards:
+            _group(group, row)
     last = deal.last_capture
     row.append(0.0 if last is None else (1.0 if last == us else -1.0))
     row.append(float(sum(deal._tkey)))
@@ -138,20 +185,34 @@ def features(deal: Deal) -> list[float]:
     return row
 
 
+def mean_features(deal: Deal) -> list[float]:
+    """`features` with the hands' and the deck's groups each the mean over every deal of
+    their cards (all hands and the deck together, split as they are): for a position
+    whose hands were just dealt from cards nobody has seen, what a linear value of it
+    is, averaged over what the hands could be. The table, piles and sheet as they are."""
+    return features(deal, True)
+
+
 class LeafValue:
     """A linear value: the side to move's points minus the other side's at the
     smazzata's end, as the cheater would make them from here."""
 
-    def __init__(self, weights: list[float], intercept: float) -> None:
+    def __init__(self, weights: list[float], intercept: float, mean: bool = False) -> None:
         if len(weights) != len(FEATURES):
             raise ValueError(f"a leaf value takes {len(FEATURES)} weights, not {len(weights)}")
         self.weights = [float(w) for w in weights]
         self.intercept = float(intercept)
+        #: values the mean over the unseen deal (`mean_features`), not the deal as it is
+        self.mean = mean
+
+    def averaged(self) -> LeafValue:
+        """The same value, each position's taken as its mean over the hands' deal."""
+        return LeafValue(self.weights, self.intercept, True)
 
     def value(self, deal: Deal) -> float:
         """For the side to move (two sides, the smazzata not over)."""
         total = self.intercept
-        for w, f in zip(self.weights, features(deal), strict=True):
+        for w, f in zip(self.weights, features(deal, self.mean), strict=True):
             total += w * f
         return total
 

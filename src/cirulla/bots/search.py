@@ -97,7 +97,8 @@ class IsmctsBot(Bot):
     best reply, a sharper opponent than greedy), the playouts still by `threats`;
     `leaf="cut"` stops each playout at the end of its stage and scores the rest by the
     value learned from the cheater's games (`leafvalue`, `ismcts_options.LEAVES`), at
-    the player counts `cut_players` names (all, when None)."""
+    the player counts `cut_players` names (all, when None); `leaf="cut_mean"` the same,
+    each value the mean over the hands the cut finds just dealt."""
 
     name = "ismcts"
 
@@ -228,6 +229,8 @@ class IsmctsBot(Bot):
         base = determinize(view.raw, self.rng)
         sample = self._sampler(base, view)
         leaf = leaf_model(base.rules, base.players) if self.checked.cuts(base.players) else None
+        if leaf is not None and self.checked.leaf == "cut_mean":
+            leaf = leaf.averaged()
         assert self.budget is not None
         if self.trees > 1:
             return legal, self._tree_per_deal(base, sample, legal, bias, leaf)
