@@ -121,7 +121,10 @@ class IsmctsOptions:
         ):
             raise ValueError(f"cut_players must be a list of player counts, 2 to 8, not {counts!r}")
         if self.leaf not in ("cut", "cut_mean"):
-            raise ValueError("cut_players says at which player counts leaf='cut' cuts: set it")
+            raise ValueError(
+                "cut_players says at which player counts the cut applies: set leaf='cut' or"
+                " 'cut_mean'"
+            )
         object.__setattr__(self, "cut_players", tuple(sorted(set(counts))))
 
     def cuts(self, players: int) -> bool:
