@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import Any
 
 import pytest
+from test_bots_leafvalue import _visits
 
 from cirulla import Deal, Rules, bots
 from cirulla.bots import Budget, choose_move
-from cirulla.bots.base import SeatView
 from cirulla.bots.ismcts_options import IsmctsOptions
 from cirulla.bots.leafvalue import FEATURES, LeafValue, features, leaf_model, mean_features
 from cirulla.bots.levels import CAMPIONE_2026_11_28
@@ -122,18 +121,6 @@ def test_cut_mean_is_an_option_of_the_search() -> None:
     bot = bots.get("ismcts", leaf="cut_mean", cut_players=[2, 4])
     assert bot.options()["leaf"] == "cut_mean"
     assert bots.get("ismcts", **bot.options()).options() == bot.options()
-
-
-def _visits(options: dict[str, Any], players: int, seed: int, plies: int) -> list[int]:
-    deal = Deal(Rules.preset("cirulla"), players, seed % players, seed=seed)
-    rng = random.Random(seed)
-    for _ in range(plies):
-        deal.play(rng.choice(deal.legal_moves()))
-    bot = bots.get("ismcts", seed=seed, budget=Budget(iterations=300), **options)
-    seat = deal.to_move
-    assert seat is not None
-    _, visits = bot.root_visits(SeatView(deal.view(seat)))
-    return visits
 
 
 WHOLE = CAMPIONE_2026_11_28.options

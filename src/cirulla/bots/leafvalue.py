@@ -126,27 +126,30 @@ def groups(deal: Deal, us: int) -> list[list[Card]]:
     return [deal._piles[us], deal._piles[1 - us], ours, theirs, deal._table, deal._deck]
 
 
-def _drawn_mean(pool: list[Card], n: int, row: list[float]) -> None:
+def _drawn_means(pool: list[Card], draws: list[int]) -> list[list[float]]:
     """What `_group` appends, as its mean over every draw of `n` of `pool`'s cards
-    (uniform, without replacement)."""
+    (uniform, without replacement), for each `n` of `draws`: the pool read once."""
     size = len(pool)
-    share = n / size if size else 0.0
-    tmp: list[float] = []
-    _group(pool, tmp)
-    for k in range(10):  # counts and sums: the pool's times the share drawn
-        row.append(tmp[k] * share)
-    total = 0.0
-    suited = 0.0
-    for s in range(4):
-        values = sorted((c.primiera for c in pool if c.id // 10 == s), reverse=True)
-        none = 1.0  # the chance that none of the suit's better cards is drawn
-        for j, v in enumerate(values):
-            # the best card drawn is this one: it drawn, none of the better ones
-            total += v * none * n / (size - j)
-            none *= (size - n - j) / (size - j)
-        suited += 1.0 - none
-    row.append(total)
-    row.append(suited)
+    whole: list[float] = []
+    _group(pool, whole)
+    suits = [sorted((c.primiera for c in pool if c.id // 10 == s), reverse=True) for s in range(4)]
+    out: list[list[float]] = []
+    for n in draws:
+        share = n / size if size else 0.0
+        mean = [whole[k] * share for k in range(10)]  # counts and sums: scaled by the share
+        total = 0.0
+        suited = 0.0
+        for values in suits:
+            none = 1.0  # the chance that none of the suit's better cards is drawn
+            for j, v in enumerate(values):
+                # the best card drawn is this one: it drawn, none of the better ones
+                total += v * none * n / (size - j)
+                none *= (size - n - j) / (size - j)
+            suited += 1.0 - none
+        mean.append(total)
+        mean.append(suited)
+        out.append(mean)
+    return out
 
 
 def features(deal: Deal, mean: bool = False) -> list[float]:
@@ -167,12 +170,13 @@ def features(deal: Deal, mean: bool = False) -> list[float]:
     cards = groups(deal, us)
     if mean:
         pool = cards[2] + cards[3] + cards[5]
+        ours, theirs, deck = _drawn_means(pool, [len(cards[2]), len(cards[3]), len(cards[5])])
         _group(cards[0], row)
         _group(cards[1], row)
-        _drawn_mean(pool, len(cards[2]), row)
-        _drawn_mean(pool, len(cards[3]), row)
+        row.extend(ours)
+        row.extend(theirs)
         _group(cards[4], row)
-        _drawn_mean(pool, len(cards[5]), row)
+        row.extend(deck)
     else:
         for group in cards:
             _group(group, row)
