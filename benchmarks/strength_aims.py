@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from _report import write_json
 
+from cirulla.bots.ismcts_options import CUT_LEAVES
 from cirulla.bots.levels import CAMPIONE_2026_11_21, LEVELS, Level
 from cirulla.bots.stats import mean_estimate
 
@@ -62,7 +63,7 @@ def as_played(name: str, options: Mapping[str, Any], players: int) -> dict[str, 
     where the cut (`leaf="cut"`, `"cut_mean"`) applies, so a search that cuts elsewhere
     is the one without it."""
     out = dict(options)
-    if name == "ismcts" and out.get("leaf") in ("cut", "cut_mean"):
+    if name == "ismcts" and out.get("leaf") in CUT_LEAVES:
         counts = out.pop("cut_players", None)
         if counts is not None and players not in counts:
             del out["leaf"]

@@ -289,7 +289,7 @@ def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
             "intercept": float(icpt),
             "weights": [float(w) for w in coef],
         }
-    result = {
+    fitted: dict[str, Any] = {
         "benchmark": "value_fit.weights",
         "preset": "cirulla",
         "bot": "cheater",
@@ -298,8 +298,8 @@ def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
         "features": list(FEATURES),
         "models": models,
     }
-    write_json(result, out)
-    return result
+    write_json(fitted, out)
+    return fitted
 
 
 def _child_values(

@@ -42,6 +42,8 @@ PLAYOUTS: Final = ("greedy", "expert")
 #: `cut_mean` the same cut, its value the mean over the just-dealt hands
 #: (`leafvalue.mean_features`). `cut_players` keeps the cut to the counts it names.
 LEAVES: Final = ("playout", "cut", "cut_mean")
+#: The leaves that stop a playout at its stage's end (where `cut_players` applies).
+CUT_LEAVES: Final = ("cut", "cut_mean")
 
 
 def _is_number(x: object) -> bool:
@@ -120,7 +122,7 @@ class IsmctsOptions:
             or not all(_is_whole(n, 2, 8) for n in counts)
         ):
             raise ValueError(f"cut_players must be a list of player counts, 2 to 8, not {counts!r}")
-        if self.leaf not in ("cut", "cut_mean"):
+        if self.leaf not in CUT_LEAVES:
             raise ValueError(
                 "cut_players says at which player counts the cut applies: set leaf='cut' or"
                 " 'cut_mean'"
@@ -129,7 +131,7 @@ class IsmctsOptions:
 
     def cuts(self, players: int) -> bool:
         """Whether the playouts are cut at `players` (where a value is fitted, too)."""
-        cut = self.leaf in ("cut", "cut_mean")
+        cut = self.leaf in CUT_LEAVES
         return cut and (self.cut_players is None or players in self.cut_players)
 
     def _check_model(self) -> None:
