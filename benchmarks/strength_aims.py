@@ -67,6 +67,7 @@ def as_played(name: str, options: Mapping[str, Any], players: int) -> dict[str, 
         counts = out.pop("cut_players", None)
         if counts is not None and players not in counts:
             del out["leaf"]
+            out.pop("cut_within", None)
     return out
 
 

@@ -161,6 +161,10 @@ def test_a_search_that_cuts_elsewhere_is_judged_as_the_one_without_the_cut(
     assert four.matches(ran(everywhere), 4) and not four.matches(ran(everywhere), 2)
     assert four.matches(ran({**everywhere, "cut_players": [2, 4]}), 4)
     assert not four.matches(ran({**everywhere, "cut_players": [2, 4]}), 2)
+    # where it does not cut, how long the cut would wait says nothing either
+    waits = {**everywhere, "cut_within": 2, "cut_players": [4]}
+    assert as_played("ismcts", waits, 2) == whole
+    assert as_played("ismcts", waits, 4) == {**everywhere, "cut_within": 2}
     # only ismcts reads the cut
     assert as_played("pimc", {"leaf": "cut", "cut_players": [4]}, 2) == {
         "leaf": "cut",

@@ -39,6 +39,8 @@ from cirulla.bots.search import IsmctsBot
         ("cut_players", [4.0]),
         ("cut_players", [True]),
         ("cut_players", [4]),  # with no leaf="cut" to restrict
+        ("cut_within", 2),  # the same
+        ("cut_within", 0),
         ("others", ["policy"]),
         ("trees", 2.0),
         ("infer_partner", 1),

@@ -42,7 +42,8 @@ PLAYOUTS: Final = ("greedy", "expert")
 #: `cut_mean` the same cut, its value the mean over the just-dealt hands
 #: (`leafvalue.mean_features`). `cut_players` keeps the cut to the counts it names.
 LEAVES: Final = ("playout", "cut", "cut_mean")
-#: The leaves that stop a playout at its stage's end (where `cut_players` applies).
+#: The leaves that stop a playout at its stage's end (where `cut_players` applies;
+#: `cut_within` k lets it play on until the value has at most k stages left to score).
 CUT_LEAVES: Final = ("cut", "cut_mean")
 
 
@@ -83,6 +84,7 @@ class IsmctsOptions:
     others_threats: str | None = None
     leaf: str = "playout"
     cut_players: tuple[int, ...] | list[int] | None = None
+    cut_within: int | None = None
 
     def __post_init__(self) -> None:
         self._check_search()
@@ -113,6 +115,17 @@ class IsmctsOptions:
             raise ValueError(f"trees must be a whole number from 1 to 1000, not {self.trees!r}")
 
     def _check_cut(self) -> None:
+        within = self.cut_within
+        if within is not None:
+            if not _is_whole(within, 1, 20):
+                raise ValueError(
+                    f"cut_within must be a whole number of stages from 1 to 20, not {within!r}"
+                )
+            if self.leaf not in CUT_LEAVES:
+                raise ValueError(
+                    "cut_within says how many stages the cut leaves to the value: set"
+                    " leaf='cut' or 'cut_mean'"
+                )
         counts = self.cut_players
         if counts is None:
             return

@@ -283,12 +283,15 @@ def cut_playout(
     side: int = 0,
     others_epsilon: float = -1.0,
     policy: Callable[[Deal], Move] | None = None,
+    within: int = 0,
 ) -> float:
     """`playout` to the end of the stage being played, then `leaf`'s value: `side`'s
     points minus the other side's (two sides), at the smazzata's end as the value
-    expects them (exactly, if the smazzata ended)."""
+    expects them (exactly, if the smazzata ended). `within` (if > 0): on past stage
+    ends until at most `within` stages are left, the one just dealt included."""
     stage = deal._stage
-    while not deal.is_over and deal._stage == stage:
+    last = deal._last_stage
+    while not deal.is_over and (deal._stage == stage or last - deal._stage >= within > 0):
         deal.play(_playout_move(deal, rng, epsilon, threats, side, others_epsilon, policy))
     if deal.is_over:
         totals = deal.score().totals
@@ -378,6 +381,7 @@ def ucb_visits(
     others_beta: float = 0.0,
     others_threats: int = -1,
     leaf: LeafValue | None = None,
+    cut_within: int = 0,
 ) -> list[int]:
     """The search of `ucb_search`; each `legal` root move's visits (-1: never tried),
     which root parallelism adds up over independent searches.
@@ -393,7 +397,7 @@ def ucb_visits(
     (if >= 0, with `others_policy`): how the other sides' tree moves judge sweep risks,
     in place of `threats` (LOOKAHEAD: their best reply to the next player's cards).
     `leaf` (two sides only): each playout stops at the end of its stage and `leaf`
-    values the rest (`cut_playout`)."""
+    values the rest (`cut_playout`; `cut_within` its `within`)."""
     root = _Node()
     c = exploration
     side_of = base.side_of
@@ -466,7 +470,9 @@ def ucb_visits(
             node = child
         if leaf is not None:
             # two sides: a side's reward is its points minus the other's, scaled
-            ours = cut_playout(deal, rng, leaf, epsilon, threats, root_side, others_epsilon, policy)
+            ours = cut_playout(
+                deal, rng, leaf, epsilon, threats, root_side, others_epsilon, policy, cut_within
+            )
             for child, side in path:
                 child.visits += 1
                 child.total += (ours if side == root_side else -ours) / REWARD_SCALE

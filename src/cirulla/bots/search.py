@@ -98,7 +98,8 @@ class IsmctsBot(Bot):
     `leaf="cut"` stops each playout at the end of its stage and scores the rest by the
     value learned from the cheater's games (`leafvalue`, `ismcts_options.LEAVES`), at
     the player counts `cut_players` names (all, when None); `leaf="cut_mean"` the same,
-    each value the mean over the hands the cut finds just dealt."""
+    each value the mean over the hands the cut finds just dealt; `cut_within` k plays on
+    past stage ends until the value has at most k stages left to score."""
 
     name = "ismcts"
 
@@ -131,6 +132,7 @@ class IsmctsBot(Bot):
         others_threats: str | None = None,
         leaf: str = "playout",
         cut_players: tuple[int, ...] | list[int] | None = None,
+        cut_within: int | None = None,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -160,6 +162,7 @@ class IsmctsBot(Bot):
             others_threats=others_threats,
             leaf=leaf,
             cut_players=cut_players,
+            cut_within=cut_within,
         )
         self.checked = checked
         self.missed = checked.missed
@@ -183,6 +186,7 @@ class IsmctsBot(Bot):
         self.softmax = checked.softmax
         self.leaf = checked.leaf
         self.cut_players = checked.cut_players
+        self.cut_within = checked.cut_within
         self.workers = workers
         self.last_iterations = 0
 
@@ -265,6 +269,7 @@ class IsmctsBot(Bot):
             0.0 if self.others_beta is None else self.others_beta,
             -1 if self.others_threats is None else THREATS[self.others_threats],
             leaf,
+            0 if self.cut_within is None else self.cut_within,
         )
 
     def _tree_per_deal(
