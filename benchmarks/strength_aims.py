@@ -30,6 +30,7 @@ from _report import write_json
 from cirulla.bots.ismcts_options import CUT_LEAVES
 from cirulla.bots.levels import CAMPIONE_2026_11_21, LEVELS, Level
 from cirulla.bots.stats import mean_estimate
+from cirulla.rules import Rules
 
 #: Bots whose budget is their strength; the others ignore it.
 SEARCHERS: Final = ("ismcts", "cheater", "pimc")
@@ -59,15 +60,19 @@ class Side:
 
 
 def as_played(name: str, options: Mapping[str, Any], players: int) -> dict[str, Any]:
-    """The options as the bot plays them at `players`: ismcts's `cut_players` only says
-    where the cut (`leaf="cut"`, `"cut_mean"`) applies, so a search that cuts elsewhere
-    is the one without it."""
+    """The options as the bot plays them at `players` (preset cirulla): ismcts's
+    `cut_players` only says where the cut (`leaf="cut"`, `"cut_mean"`) applies, so a
+    search that cuts elsewhere is the one without it; and a `cut_within` that leaves the
+    value as many stages as the first cut does is the plain cut."""
     out = dict(options)
     if name == "ismcts" and out.get("leaf") in CUT_LEAVES:
         counts = out.pop("cut_players", None)
         if counts is not None and players not in counts:
             del out["leaf"]
             out.pop("cut_within", None)
+        within = out.get("cut_within")
+        if within is not None and within >= len(Rules.preset("cirulla").stage_sizes(players)) - 1:
+            del out["cut_within"]
     return out
 
 

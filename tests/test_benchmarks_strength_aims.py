@@ -164,7 +164,16 @@ def test_a_search_that_cuts_elsewhere_is_judged_as_the_one_without_the_cut(
     # where it does not cut, how long the cut would wait says nothing either
     waits = {**everywhere, "cut_within": 2, "cut_players": [4]}
     assert as_played("ismcts", waits, 2) == whole
-    assert as_played("ismcts", waits, 4) == {**everywhere, "cut_within": 2}
+    # three stages at 4 players: a value left two of them (or more) is the plain cut
+    assert as_played("ismcts", waits, 4) == everywhere
+    assert as_played("ismcts", {**everywhere, "cut_within": 1}, 4) == {
+        **everywhere,
+        "cut_within": 1,
+    }
+    two = {**everywhere, "cut_within": 2}
+    assert as_played("ismcts", two, 2) == two  # six stages at 2: it waits for the last two
+    assert Side("ismcts", two, 3000).matches(ran(everywhere), 4)
+    assert not Side("ismcts", two, 3000).matches(ran(everywhere), 2)
     # only ismcts reads the cut
     assert as_played("pimc", {"leaf": "cut", "cut_players": [4]}, 2) == {
         "leaf": "cut",
