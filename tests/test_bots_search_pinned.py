@@ -1,6 +1,6 @@
 """The search bots' decisions, pinned: for a seed and an iteration budget, ismcts (with
-its default options: campione until 2026-11-27; campione's options of 2026-11-27 and
-those since 2026-12-06), cheater and pimc choose exactly these moves, and draw exactly
+its default options: campione until 2026-11-27; campione's options of 2026-11-27, of
+2026-12-06 and since), cheater and pimc choose exactly these moves, and draw exactly
 as much from their generator.
 
 Arena runs compare bots over thousands of smazzate and rely on a bot deciding the
@@ -18,10 +18,12 @@ import pytest
 
 from cirulla import Deal, Rules, bots
 from cirulla.bots import Budget, choose_move
-from cirulla.bots.levels import CAMPIONE_2026_11_28, CAMPIONE_OPTIONS
+from cirulla.bots.levels import CAMPIONE_2026_11_28, CAMPIONE_2026_12_06, CAMPIONE_OPTIONS
 
 #: campione's search of 2026-11-27, whole playouts: the base its variants below change.
 WHOLE = CAMPIONE_2026_11_28.options
+#: campione's search from 2026-12-06 until the averaged cut: the cut at 4 players.
+CUT_AT_4 = CAMPIONE_2026_12_06.options
 
 
 def _position(preset: str, players: int, seed: int, plies: int, options: dict[str, Any]) -> Deal:
@@ -70,11 +72,16 @@ MOVES: list[tuple[str, dict[str, Any], Where, int, int, str, int]] = [
     # draw (bots/posterior.py: the same law, other draws).
     ("ismcts", WHOLE, ("cirulla", 4, {}, 26, 14), 25, 300, "3Dx4SJS", 523712191),
     ("ismcts", WHOLE, ("cirulla", 2, {}, 27, 7), 26, 300, "AHx4DKH2C", 3751447881),
-    # campione's options since 2026-12-06 (levels.CAMPIONE_OPTIONS: the playouts cut
-    # where their stage ends, a learned value scoring the rest, at 4 players; at 2 it
-    # searches as before, the same move and draws as the pin above).
-    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 4, {}, 26, 14), 25, 300, "3Dx4SJS", 186440198),
-    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 2, {}, 27, 7), 26, 300, "AHx4DKH2C", 3751447881),
+    # campione's options on 2026-12-06 before the averaged cut (the playouts cut where
+    # their stage ends, a learned value scoring the rest, at 4 players; at 2 it searched
+    # as before, the same move and draws as the pin above).
+    ("ismcts", CUT_AT_4, ("cirulla", 4, {}, 26, 14), 25, 300, "3Dx4SJS", 186440198),
+    ("ismcts", CUT_AT_4, ("cirulla", 2, {}, 27, 7), 26, 300, "AHx4DKH2C", 3751447881),
+    # campione's options since 2026-12-06, a fourth (levels.CAMPIONE_OPTIONS: the cut's
+    # value averaged over the hands just dealt, at 2 players the cut waiting until the
+    # value has two stages left to score)
+    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 4, {}, 26, 14), 25, 300, "3Dx4SJS", 1834156456),
+    ("ismcts", CAMPIONE_OPTIONS, ("cirulla", 2, {}, 27, 7), 26, 300, "KDxKH", 1586737880),
     # the cut at 2 players too, as measured on 2026-12-06
     (
         "ismcts",

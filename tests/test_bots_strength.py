@@ -16,6 +16,7 @@ from cirulla.bots.levels import (
     CAMPIONE_2026_11_21,
     CAMPIONE_2026_11_27,
     CAMPIONE_2026_11_28,
+    CAMPIONE_2026_12_06,
     CAMPIONE_OPTIONS,
 )
 from cirulla.bots.rootpool import search_in_parallel, shutdown
@@ -390,20 +391,24 @@ def test_bad_search_options_are_value_errors(bad: dict[str, object]) -> None:
         bots.get("ismcts", **bad)
 
 
-def test_campione_plays_the_cut_search_with_3000_iterations_and_the_old_ones_stay() -> None:
-    """campione searches with CAMPIONE_OPTIONS (since 2026-12-06: the search of
-    2026-11-27 with its playouts cut where their stage ends, at 4 players), 3,000
-    iterations in at most a second, maestro with the same options on several workers;
-    the campione before the cut, the one with 1,500 iterations and the one before that
-    stay reachable."""
+def test_campione_plays_the_averaged_cut_with_3000_iterations_and_the_old_ones_stay() -> None:
+    """campione searches with CAMPIONE_OPTIONS (since 2026-12-06, a fourth: the search of
+    2026-11-27 with its playouts cut, the value averaged over the hands just dealt, and
+    at 2 players waiting until two stages are left), 3,000 iterations in at most a
+    second, maestro with the same options on several workers; the campione with the
+    cut at 4 players only, the one before the cut, the one with 1,500 iterations and the
+    one before that stay reachable."""
     campione = level_bot("campione", seed=1)
     assert isinstance(campione, IsmctsBot)
     assert campione.options() == {**IsmctsBot().options(), **CAMPIONE_OPTIONS}
-    assert campione.options()["leaf"] == "cut"
-    assert [campione.checked.cuts(n) for n in (2, 3, 4)] == [False, False, True]
+    assert (campione.options()["leaf"], campione.options()["cut_within"]) == ("cut_mean", 2)
+    assert [campione.checked.cuts(n) for n in (2, 4)] == [True, True]
     assert campione.budget == Budget(3000, 1.0)
     assert LEVELS["maestro"].options == {**CAMPIONE_OPTIONS, "workers": 4}
-    whole = {k: v for k, v in CAMPIONE_OPTIONS.items() if k not in ("leaf", "cut_players")}
+    whole = {k: v for k, v in CAMPIONE_OPTIONS.items() if k not in ("leaf", "cut_within")}
+    cut = CAMPIONE_2026_12_06
+    assert (cut.bot, cut.budget) == ("ismcts", Budget(3000, 1.0))
+    assert cut.options == {**whole, "leaf": "cut", "cut_players": [4]}
     for before, iterations in ((CAMPIONE_2026_11_28, 3000), (CAMPIONE_2026_11_27, 1500)):
         assert (before.bot, before.options, before.budget) == (
             "ismcts",

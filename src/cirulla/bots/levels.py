@@ -11,6 +11,7 @@ __all__ = [
     "CAMPIONE_2026_11_21",
     "CAMPIONE_2026_11_27",
     "CAMPIONE_2026_11_28",
+    "CAMPIONE_2026_12_06",
     "CAMPIONE_OPTIONS",
     "LEVELS",
     "Level",
@@ -42,11 +43,27 @@ _SEARCH_2026_11_27: Final[dict[str, Any]] = {
     "epsilon": 0.1,
 }
 
-#: campione's search since 2026-12-06: that of 2026-11-27 with each playout cut where
-#: its stage ends and a value learned from the cheater's games scoring the rest
-#: (`leaf="cut"`, bots/leafvalue.py), at 4 players only: +0.23 a smazzata head to head
-#: there at 40% less time a move, and no gain at 2 (docs/strength.md, 2026-12-06).
-CAMPIONE_OPTIONS: Final[dict[str, Any]] = {**_SEARCH_2026_11_27, "leaf": "cut", "cut_players": [4]}
+#: campione's search from 2026-12-06 to its fourth section that day: that of 2026-11-27
+#: with each playout cut where its stage ends and a value learned from the cheater's
+#: games scoring the rest (`leaf="cut"`, bots/leafvalue.py), at 4 players only: +0.23 a
+#: smazzata head to head there at 40% less time a move, and no gain at 2.
+_SEARCH_2026_12_06: Final[dict[str, Any]] = {
+    **_SEARCH_2026_11_27,
+    "leaf": "cut",
+    "cut_players": [4],
+}
+
+#: campione's search since 2026-12-06, a fourth (docs/strength.md): the cut's value
+#: averaged over the hands it finds just dealt (`leaf="cut_mean"`), at 2 players too,
+#: where the playout runs on until the value has at most two stages left to score
+#: (`cut_within=2`; at 4 players, three stages, the first cut does that already):
+#: nearly half a point a smazzata head to head at 2 players over 1,000 decks, and level
+#: with the cut at 4 (docs/strength.md, 2026-12-06, a fourth).
+CAMPIONE_OPTIONS: Final[dict[str, Any]] = {
+    **_SEARCH_2026_11_27,
+    "leaf": "cut_mean",
+    "cut_within": 2,
+}
 
 LEVELS: Final[dict[str, Level]] = {
     "facile": Level(
@@ -98,9 +115,14 @@ CAMPIONE_2026_11_27: Final = Level(
 )
 
 #: campione from 2026-11-28 to 2026-12-06: the search of 2026-11-27 with 3,000
-#: iterations and whole playouts (as campione still plays at 2 players), not offered to
-#: players: what the cut was measured against (docs/strength.md, 2026-12-06).
+#: iterations and whole playouts (as campione played at 2 players until 2026-12-06, a
+#: fourth), not offered to players: what the cuts were measured against
+#: (docs/strength.md, 2026-12-06).
 CAMPIONE_2026_11_28: Final = replace(CAMPIONE_2026_11_27, budget=Budget(3000, 1.0))
+
+#: campione on 2026-12-06 until the averaged cut: the cut at 4 players (whole playouts at
+#: 2), not offered to players: what the averaged cut was measured against.
+CAMPIONE_2026_12_06: Final = replace(CAMPIONE_2026_11_28, options=_SEARCH_2026_12_06)
 
 
 def level_bot(level: str, seed: int = 0) -> Bot:
