@@ -179,6 +179,8 @@ def play_by_clicks(page: Any, move: str) -> None:
     # shows the card selected, or the move on its way or made, before reading which.
     page.wait_for_function(PRESSED, arg=code)
     selected = page.locator(f".board:not(.sending) .hand-card.selected[data-code='{code}']")
+    # a click on a table card while another card lands there can be lost to the redraw
+    settle(page)
     for taken in parsed.captured:
         if not selected.count():
             return  # the selection was complete: the move is on its way (or made)
