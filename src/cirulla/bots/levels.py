@@ -57,8 +57,9 @@ _SEARCH_2026_12_06: Final[dict[str, Any]] = {
 #: averaged over the hands it finds just dealt (`leaf="cut_mean"`), at 2 players too,
 #: where the playout runs on until the value has at most two stages left to score
 #: (`cut_within=2`; at 4 players, three stages, the first cut does that already):
-#: +0.36 (+0.14 .. +0.57) a smazzata head to head at 2 players over 1,000 decks, and level
-#: with the cut at 4 (docs/strength.md, 2026-12-06, a fourth).
+#: +0.15 (-0.00 .. +0.30) a smazzata head to head at 2 players over 2,000 decks (+0.36
+#: on the first 1,000 it played), and level with the cut at 4 (docs/strength.md,
+#: 2026-12-06, a fourth and a fifth).
 CAMPIONE_OPTIONS: Final[dict[str, Any]] = {
     **_SEARCH_2026_11_27,
     "leaf": "cut_mean",
