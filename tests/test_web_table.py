@@ -191,7 +191,7 @@ def play_by_clicks(page: Any, move: str) -> None:
 
 
 def settle(page: Any) -> None:
-    """Wait until no card is flying (before a screenshot)."""
+    """Wait until no card is flying: a screenshot or a click must not race a redraw."""
     page.wait_for_function("() => !document.querySelector('.fly-layer .flying')")
 
 
