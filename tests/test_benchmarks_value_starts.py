@@ -1,0 +1,62 @@
+"""benchmarks/value_starts.py: the cut's value judged at the stage starts it is asked at."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import value_fit
+from value_starts import judge, rows
+
+from cirulla.bots.leafvalue import FEATURES, GROUP
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # a weak cheater keeps the test quick; the figures use value_fit's recorded games
+    saved = value_fit.CHEATER_ITERATIONS
+    value_fit.CHEATER_ITERATIONS = 40
+    try:
+        path = tmp_path_factory.mktemp("value_starts") / "games.json"
+        value_fit.play(deals=6, players=2, seed=11, out=path)
+    finally:
+        value_fit.CHEATER_ITERATIONS = saved
+    return path
+
+
+def test_the_stage_starts_are_the_first_moves_of_each_later_stage(games: Path) -> None:
+    recorded = json.loads(games.read_text())["games"]
+    raw, mean, y, ids, starts = rows(recorded)
+    # 2 players: six stages, so five starts a game, each with a choice of three cards
+    assert int(starts.sum()) == 5 * len(recorded)
+    assert len(y) > int(starts.sum()) and set(ids.tolist()) == set(range(len(recorded)))
+    # averaged, a start keeps its sheet, piles and table; only hands and deck change
+    hidden = {f"{g}_{k}" for g in ("our_hands", "their_hands", "deck") for k in GROUP}
+    shown = [i for i, name in enumerate(FEATURES) if name not in hidden]
+    assert (raw[starts][:, shown] == mean[starts][:, shown]).all()
+    moved = [i for i, name in enumerate(FEATURES) if name in hidden]
+    assert (raw[starts][:, moved] != mean[starts][:, moved]).any()
+
+
+def test_each_fit_is_scored_at_the_starts_and_the_shipped_value_too(games: Path) -> None:
+    out = judge([games])
+    assert "4p" not in out
+    fig = out["2p"]
+    assert fig["games"] == 6 and fig["stage_starts"] == 30
+    for name in ("every_raw", "starts_mean", "every_starts_mean"):
+        assert fig[name]["lambda"] in value_fit.LAMBDAS
+        assert math.isfinite(fig[name]["mse"]) and fig[name]["mse"] > 0
+    # the shipped weights, scored on the averaged and on the real features
+    assert fig["shipped_raw"] > 0 and fig["shipped_mean"] > 0
+
+
+def test_games_of_three_players_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "three.json"
+    path.write_text(json.dumps({"games": [{"players": 3, "moves": []}]}))
+    with pytest.raises(SystemExit, match="2 or 4 players"):
+        judge([path])
