@@ -67,21 +67,24 @@ LAMBDAS = (0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
 FOLDS = 5
 
 
-def play(deals: int, players: int, seed: int, out: Path | None) -> dict[str, Any]:
-    """`deals` smazzate of the cheater at every seat, as replays."""
+def play(
+    deals: int, players: int, seed: int, out: Path | None, iterations: int = CHEATER_ITERATIONS
+) -> dict[str, Any]:
+    """`deals` smazzate of the cheater at every seat, as replays (`iterations` below the
+    yardstick's only for quick tests)."""
     rules = Rules.preset("cirulla")
     result: dict[str, Any] = {
         "benchmark": "value_fit.play",
         "preset": "cirulla",
         "bot": "cheater",
-        "iterations": CHEATER_ITERATIONS,
+        "iterations": iterations,
         "games": [],
     }
     for n in range(deals):
         game_seed = seed * 1000 + n
         deal = Deal(rules, players=players, dealer=n % players, seed=game_seed)
         seated = [
-            get("cheater", seed=game_seed * 10 + s, budget=Budget(iterations=CHEATER_ITERATIONS))
+            get("cheater", seed=game_seed * 10 + s, budget=Budget(iterations=iterations))
             for s in range(players)
         ]
         while not deal.is_over:

@@ -21,13 +21,8 @@ from cirulla.scoring import score_cards
 @pytest.fixture(scope="module")
 def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # a weaker cheater keeps the test quick; the script's figures use 1,500 iterations
-    saved = value_fit.CHEATER_ITERATIONS
-    value_fit.CHEATER_ITERATIONS = 60
-    try:
-        path = tmp_path_factory.mktemp("value_fit") / "games.json"
-        play(deals=4, players=2, seed=7, out=path)
-    finally:
-        value_fit.CHEATER_ITERATIONS = saved
+    path = tmp_path_factory.mktemp("value_fit") / "games.json"
+    play(deals=4, players=2, seed=7, out=path, iterations=60)
     return path
 
 

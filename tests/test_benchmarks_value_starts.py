@@ -19,13 +19,8 @@ from cirulla.bots.leafvalue import FEATURES, GROUP
 @pytest.fixture(scope="module")
 def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # a weak cheater keeps the test quick; the figures use value_fit's recorded games
-    saved = value_fit.CHEATER_ITERATIONS
-    value_fit.CHEATER_ITERATIONS = 40
-    try:
-        path = tmp_path_factory.mktemp("value_starts") / "games.json"
-        value_fit.play(deals=6, players=2, seed=11, out=path)
-    finally:
-        value_fit.CHEATER_ITERATIONS = saved
+    path = tmp_path_factory.mktemp("value_starts") / "games.json"
+    value_fit.play(deals=6, players=2, seed=11, out=path, iterations=40)
     return path
 
 
