@@ -17,6 +17,12 @@ each cross-validated by game (5 folds, the penalty with the least error), and th
 shipped weights on the averaged and on the real features (`shipped_mean`,
 `shipped_raw`: fitted on these games, so in-sample; the real hands are what the
 search cannot see, so `shipped_raw` bounds what the hands are worth).
+
+`--reach` adds features of the table's reach to the three fits (`reach`): whether the
+table is empty or holds two cards or fewer, how many card values sweep it (its sum,
+fifteen less its sum, an ace on a table without one: the rules' sweeps, read roughly),
+how many such cards each side's hands and the deck hold, and those of the hands again
+when the side to move leads the round.
 """
 
 from __future__ import annotations
@@ -32,15 +38,58 @@ from _report import write_json
 from value_fit import FOLDS, LAMBDAS, _ridge
 
 from cirulla import Deal, Rules
-from cirulla.bots.leafvalue import features
+from cirulla.bots.leafvalue import features, groups
 from cirulla.moves import parse_move
 
 SHIPPED = Path(__file__).resolve().parent.parent / "src/cirulla/data/leaf_value.json"
+#: The features `--reach` adds, in `reach`'s order.
+REACH = (
+    "table_empty",
+    "sweeping_values",
+    "our_sweepers",
+    "their_sweepers",
+    "deck_sweepers",
+    "our_sweepers_leading",
+    "their_sweepers_leading",
+    "table_short",
+)
 
 
-def rows(games: list[dict[str, Any]]) -> tuple[np.ndarray, ...]:
-    """Every position with a choice: real and averaged features, the side to move's
-    result, the game's index, and whether a stage's hands were just dealt."""
+def reach(deal: Deal, mean: bool) -> list[float]:
+    """The table's reach for the side to move (`REACH`); `mean`: the hands' and the
+    deck's counts averaged over their deal, as `features(deal, True)` does."""
+    seat = deal.to_move
+    assert seat is not None
+    _, _, ours, theirs, table, deck = groups(deal, deal.side_of(seat))
+    total = sum(c.value for c in table)
+    values: set[int] = set()
+    if table:
+        if total <= 10:
+            values.add(total)
+        if 5 <= total <= 14:
+            values.add(15 - total)
+        if not any(c.value == 1 for c in table):
+            values.add(1)
+    counts = [float(sum(c.value in values for c in cards)) for cards in (ours, theirs, deck)]
+    if mean:
+        pool = sum(counts)
+        size = len(ours) + len(theirs) + len(deck)
+        counts = [pool * len(cards) / size if size else 0.0 for cards in (ours, theirs, deck)]
+    leading = 1.0 if (seat - deal._first) % deal.players == 0 else 0.0
+    return [
+        float(not table),
+        float(len(values)),
+        *counts,
+        counts[0] * leading,
+        counts[1] * leading,
+        float(len(table) <= 2),
+    ]
+
+
+def rows(games: list[dict[str, Any]], with_reach: bool = False) -> tuple[np.ndarray, ...]:
+    """Every position with a choice: real and averaged features (`with_reach`: and the
+    table's reach), the side to move's result, the game's index, and whether a stage's
+    hands were just dealt."""
     raw, mean, ys, ids, starts = [], [], [], [], []
     rules = Rules.preset("cirulla")
     for n, game in enumerate(games):
@@ -54,8 +103,8 @@ def rows(games: list[dict[str, Any]]) -> tuple[np.ndarray, ...]:
                 seat = deal.to_move
                 assert seat is not None
                 us = deal.side_of(seat)
-                raw.append(features(deal))
-                mean.append(features(deal, True))
+                raw.append(features(deal) + (reach(deal, False) if with_reach else []))
+                mean.append(features(deal, True) + (reach(deal, True) if with_reach else []))
                 ys.append(float(totals[us] - totals[1 - us]))
                 ids.append(n)
                 starts.append(first)
@@ -88,16 +137,20 @@ def _best(
     return best
 
 
-def judge(paths: list[Path], shipped: Path = SHIPPED) -> dict[str, Any]:
+def judge(paths: list[Path], shipped: Path = SHIPPED, with_reach: bool = False) -> dict[str, Any]:
     games = [g for p in paths for g in json.loads(p.read_text())["games"]]
     counts = sorted({g["players"] for g in games} & {2, 4})
     if not counts:
         raise SystemExit("value_starts scores two sides: games of 2 or 4 players only")
     models = json.loads(shipped.read_text())["models"]
-    out: dict[str, Any] = {"benchmark": "value_starts", "sources": [p.name for p in paths]}
+    out: dict[str, Any] = {
+        "benchmark": "value_starts",
+        "sources": [p.name for p in paths],
+        "reach": with_reach,
+    }
     for players in counts:
         chosen = [g for g in games if g["players"] == players]
-        x, m, y, g, s = rows(chosen)
+        x, m, y, g, s = rows(chosen, with_reach)
         every = np.ones_like(s)
         fig: dict[str, Any] = {
             "games": len(chosen),
@@ -112,7 +165,8 @@ def judge(paths: list[Path], shipped: Path = SHIPPED) -> dict[str, Any]:
             w = np.array(models[str(players)]["weights"])
             b = float(models[str(players)]["intercept"])
             for name, feats in (("shipped_mean", m), ("shipped_raw", x)):
-                fig[name] = round(float(np.mean((feats[s] @ w + b - y[s]) ** 2)), 3)
+                shown = feats[s][:, : len(w)]  # the shipped features, without the reach
+                fig[name] = round(float(np.mean((shown @ w + b - y[s]) ** 2)), 3)
         out[f"{players}p"] = fig
     return out
 
@@ -120,9 +174,10 @@ def judge(paths: list[Path], shipped: Path = SHIPPED) -> dict[str, Any]:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("games", type=Path, nargs="+")
+    p.add_argument("--reach", action="store_true", help="add the table's reach (REACH)")
     p.add_argument("--json", type=Path)
     args = p.parse_args()
-    write_json(judge(args.games), args.json, echo=True)
+    write_json(judge(args.games, with_reach=args.reach), args.json, echo=True)
     return 0
 
 

@@ -11,8 +11,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import value_fit
-from value_starts import judge, rows
+from conftest import stack
+from value_starts import REACH, judge, reach, rows
 
+from cirulla import Deal, Rules
 from cirulla.bots.leafvalue import FEATURES, GROUP
 
 
@@ -55,3 +57,25 @@ def test_games_of_three_players_are_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps({"games": [{"players": 3, "moves": []}]}))
     with pytest.raises(SystemExit, match="2 or 4 players"):
         judge([path])
+
+
+def test_the_reach_counts_the_cards_that_sweep_the_table() -> None:
+    # a table of 12 with no ace: a three (to fifteen) or an ace sweeps it
+    deck = stack(
+        players=2, hands=[["3D", "AC", "KC"], ["3H", "5S", "7C"]], table=["2S", "3S", "3C", "4C"]
+    )
+    deal = Deal(Rules.preset("cirulla"), players=2, deck=deck)
+    seat = deal.to_move
+    assert seat is not None
+    ours, theirs = (2.0, 1.0) if seat == 0 else (1.0, 2.0)
+    # the other two threes lie on the table: the deck holds three aces; the mover leads
+    assert reach(deal, False) == [0.0, 2.0, ours, theirs, 3.0, ours, theirs, 0.0]
+    # averaged: six sweepers among the 36 cards of the hands and the deck
+    assert reach(deal, True) == pytest.approx([0.0, 2.0, 0.5, 0.5, 5.0, 0.5, 0.5, 0.0])
+    assert len(REACH) == len(reach(deal, False))
+
+
+def test_the_reach_joins_each_fit_when_asked(games: Path) -> None:
+    out = judge([games], with_reach=True)
+    assert out["reach"] is True
+    assert out["2p"]["every_raw"]["mse"] != judge([games])["2p"]["every_raw"]["mse"]
