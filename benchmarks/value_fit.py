@@ -47,6 +47,7 @@ import json
 import random
 import statistics
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,26 +125,34 @@ def features(deal: Deal, cards: bool = False) -> list[float]:
     return row
 
 
-def positions(game: dict[str, Any], every: bool) -> list[tuple[Deal, float, str]]:
-    """The game's deal at the first move of every stage after the first (or, `every`,
-    at every move with a choice), each with what the side to move then made (its
-    points minus the other side's) and the move the cheater made there."""
+def replay(game: dict[str, Any]) -> Iterator[tuple[Deal, float, str, bool]]:
+    """The game's deal before each move (live: copy what is kept), with what the side to
+    move then made (its points minus the other side's), the move the cheater made there,
+    and whether it is the first move of a stage after the first."""
     rules = Rules.preset("cirulla")
     deal = Deal(rules, players=game["players"], dealer=game["dealer"], seed=game["seed"])
     totals = game["totals"]
-    out = []
     stage = deal._stage
     for text in game["moves"]:
         first = deal._stage != stage
         stage = deal._stage
-        if first if not every else len(deal.legal_moves()) > 1:
-            seat = deal.to_move
-            assert seat is not None
-            us = deal.side_of(seat)
-            out.append((deal.copy(), float(totals[us] - totals[1 - us]), text))
+        seat = deal.to_move
+        assert seat is not None
+        us = deal.side_of(seat)
+        yield deal, float(totals[us] - totals[1 - us]), text, first
         deal.play(parse_move(text))
     assert deal.is_over and deal.score().totals == totals, game["seed"]
-    return out
+
+
+def positions(game: dict[str, Any], every: bool) -> list[tuple[Deal, float, str]]:
+    """The game's deal at the first move of every stage after the first (or, `every`,
+    at every move with a choice), each with what the side to move then made (its
+    points minus the other side's) and the move the cheater made there."""
+    return [
+        (deal.copy(), result, text)
+        for deal, result, text, first in replay(game)
+        if (first if not every else len(deal.legal_moves()) > 1)
+    ]
 
 
 def _ridge(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, float]:
@@ -155,14 +164,24 @@ def _ridge(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, float]
     return coef, float(y.mean() - mean @ coef)
 
 
-def _cv(x: np.ndarray, y: np.ndarray, games: np.ndarray, lam: float) -> np.ndarray:
-    """Each position predicted by a ridge fitted on the other folds' games."""
+def _cv(
+    x: np.ndarray,
+    y: np.ndarray,
+    games: np.ndarray,
+    lam: float,
+    train: np.ndarray | None = None,
+    ask: np.ndarray | None = None,
+) -> np.ndarray:
+    """Each position predicted by a ridge fitted on the other folds' games (only their
+    `train` positions, if given), asked on `ask`'s features of it (default `x`'s)."""
     pred = np.empty_like(y)
     fold = games % FOLDS
+    asked = x if ask is None else ask
     for f in range(FOLDS):
         test = fold == f
-        coef, icpt = _ridge(x[~test], y[~test], lam)
-        pred[test] = x[test] @ coef + icpt
+        fitted = ~test if train is None else ~test & train
+        coef, icpt = _ridge(x[fitted], y[fitted], lam)
+        pred[test] = asked[test] @ coef + icpt
     return pred
 
 

@@ -35,11 +35,10 @@ from typing import Any
 
 import numpy as np
 from _report import write_json
-from value_fit import FOLDS, LAMBDAS, _ridge
+from value_fit import LAMBDAS, _cv, replay
 
-from cirulla import Deal, Rules
+from cirulla import Deal
 from cirulla.bots.leafvalue import features, groups
-from cirulla.moves import parse_move
 
 SHIPPED = Path(__file__).resolve().parent.parent / "src/cirulla/data/leaf_value.json"
 #: The features `--reach` adds, in `reach`'s order.
@@ -87,28 +86,22 @@ def reach(deal: Deal, mean: bool) -> list[float]:
 
 
 def rows(games: list[dict[str, Any]], with_reach: bool = False) -> tuple[np.ndarray, ...]:
-    """Every position with a choice: real and averaged features (`with_reach`: and the
-    table's reach), the side to move's result, the game's index, and whether a stage's
+    """Every position with a choice: its features (`with_reach`: and the table's reach),
+    the same averaged over the hands at the stage starts (as the cut asks them; real
+    elsewhere), the side to move's result, the game's index, and whether a stage's
     hands were just dealt."""
     raw, mean, ys, ids, starts = [], [], [], [], []
-    rules = Rules.preset("cirulla")
     for n, game in enumerate(games):
-        deal = Deal(rules, players=game["players"], dealer=game["dealer"], seed=game["seed"])
-        totals = game["totals"]
-        stage = deal._stage
-        for text in game["moves"]:
-            first = deal._stage != stage
-            stage = deal._stage
+        for deal, result, _, first in replay(game):
             if len(deal.legal_moves()) > 1:
-                seat = deal.to_move
-                assert seat is not None
-                us = deal.side_of(seat)
-                raw.append(features(deal) + (reach(deal, False) if with_reach else []))
-                mean.append(features(deal, True) + (reach(deal, True) if with_reach else []))
-                ys.append(float(totals[us] - totals[1 - us]))
+                row = features(deal) + (reach(deal, False) if with_reach else [])
+                raw.append(row)
+                if first:
+                    row = features(deal, True) + (reach(deal, True) if with_reach else [])
+                mean.append(row)
+                ys.append(result)
                 ids.append(n)
                 starts.append(first)
-            deal.play(parse_move(text))
     return np.array(raw), np.array(mean), np.array(ys), np.array(ids), np.array(starts)
 
 
@@ -117,20 +110,14 @@ def _best(
     ask: np.ndarray,
     y: np.ndarray,
     g: np.ndarray,
-    train: np.ndarray,
+    train: np.ndarray | None,
     judged: np.ndarray,
 ) -> dict[str, float]:
     """The least cross-validated error at the `judged` positions of a ridge fitted on
-    `fit_on`'s `train` rows and asked on `ask`, over the penalties."""
+    `fit_on`'s `train` rows (all if None) and asked on `ask`, over the penalties."""
     best: dict[str, float] = {}
-    fold = g % FOLDS
     for lam in LAMBDAS:
-        pred = np.empty_like(y)
-        for f in range(FOLDS):
-            test = fold == f
-            keep = ~test & train
-            coef, icpt = _ridge(fit_on[keep], y[keep], lam)
-            pred[test] = ask[test] @ coef + icpt
+        pred = _cv(fit_on, y, g, lam, train=train, ask=ask)
         mse = float(np.mean((pred[judged] - y[judged]) ** 2))
         if not best or mse < best["mse"]:
             best = {"lambda": lam, "mse": round(mse, 3)}
@@ -151,15 +138,14 @@ def judge(paths: list[Path], shipped: Path = SHIPPED, with_reach: bool = False) 
     for players in counts:
         chosen = [g for g in games if g["players"] == players]
         x, m, y, g, s = rows(chosen, with_reach)
-        every = np.ones_like(s)
         fig: dict[str, Any] = {
             "games": len(chosen),
             "positions": len(y),
             "stage_starts": int(s.sum()),
             "variance_at_starts": round(float(np.var(y[s])), 3),
-            "every_raw": _best(x, m, y, g, every, s),
+            "every_raw": _best(x, m, y, g, None, s),
             "starts_mean": _best(m, m, y, g, s, s),
-            "every_starts_mean": _best(np.where(s[:, None], m, x), m, y, g, every, s),
+            "every_starts_mean": _best(m, m, y, g, None, s),
         }
         if str(players) in models:
             w = np.array(models[str(players)]["weights"])
