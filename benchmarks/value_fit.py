@@ -125,6 +125,20 @@ def features(deal: Deal, cards: bool = False) -> list[float]:
     return row
 
 
+def load_games(paths: list[Path]) -> list[dict[str, Any]]:
+    """The games of `play`'s records, a clear error for a file that is not one."""
+    games: list[dict[str, Any]] = []
+    for path in paths:
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"{path}: cannot read it as JSON ({e})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("games"), list):
+            raise SystemExit(f"{path}: not a record of `value_fit.py play` (no games)")
+        games += record["games"]
+    return games
+
+
 def replay(game: dict[str, Any]) -> Iterator[tuple[Deal, float, str, bool]]:
     """The game's deal before each move (live: copy what is kept), with what the side to
     move then made (its points minus the other side's), the move the cheater made there,
@@ -216,7 +230,7 @@ def _mean_interval(x: np.ndarray, games: np.ndarray) -> list[float]:
 def fit(
     paths: list[Path], playouts: int, seed: int, every: bool, cards: bool, judge: int = 0
 ) -> dict[str, Any]:
-    games = [g for p in paths for g in json.loads(p.read_text())["games"]]
+    games = load_games(paths)
     if any(g["players"] not in (2, 4) for g in games):
         raise SystemExit("value_fit scores two sides: games of 2 or 4 players only")
     rng = random.Random(seed)
@@ -285,7 +299,7 @@ def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
     """The search's leaf values (`leafvalue.leaf_model`): for each player count in the
     games, the ridge on every position with a choice, its penalty chosen by
     cross-validation by game, refitted on all of them."""
-    games = [g for p in paths for g in json.loads(p.read_text())["games"]]
+    games = load_games(paths)
     if any(g["players"] not in (2, 4) for g in games):
         raise SystemExit("value_fit scores two sides: games of 2 or 4 players only")
     models: dict[str, Any] = {}

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 from _report import write_json
-from value_fit import LAMBDAS, _cv, replay
+from value_fit import LAMBDAS, _cv, load_games, replay
 
 from cirulla import Deal
 from cirulla.bots.leafvalue import features, groups
@@ -125,7 +125,7 @@ def _best(
 
 
 def judge(paths: list[Path], shipped: Path = SHIPPED, with_reach: bool = False) -> dict[str, Any]:
-    games = [g for p in paths for g in json.loads(p.read_text())["games"]]
+    games = load_games(paths)
     counts = sorted({g["players"] for g in games} & {2, 4})
     if not counts:
         raise SystemExit("value_starts scores two sides: games of 2 or 4 players only")

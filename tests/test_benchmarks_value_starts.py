@@ -79,3 +79,11 @@ def test_the_reach_joins_each_fit_when_asked(games: Path) -> None:
     out = judge([games], with_reach=True)
     assert out["reach"] is True
     assert out["2p"]["every_raw"]["mse"] != judge([games])["2p"]["every_raw"]["mse"]
+
+
+def test_a_file_that_is_not_a_record_of_games_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="cannot read it as JSON"):
+        judge([tmp_path / "missing.json"])
+    (tmp_path / "empty.json").write_text("{}")
+    with pytest.raises(SystemExit, match="no games"):
+        judge([tmp_path / "empty.json"])
