@@ -28,7 +28,6 @@ when the side to move leads the round.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,10 +36,9 @@ import numpy as np
 from _report import write_json
 from value_fit import LAMBDAS, _cv, load_games, replay
 
-from cirulla import Deal
-from cirulla.bots.leafvalue import features, groups
+from cirulla import Deal, Rules
+from cirulla.bots.leafvalue import features, groups, leaf_model
 
-SHIPPED = Path(__file__).resolve().parent.parent / "src/cirulla/data/leaf_value.json"
 #: The features `--reach` adds, in `reach`'s order.
 REACH = (
     "table_empty",
@@ -124,12 +122,11 @@ def _best(
     return best
 
 
-def judge(paths: list[Path], shipped: Path = SHIPPED, with_reach: bool = False) -> dict[str, Any]:
+def judge(paths: list[Path], with_reach: bool = False) -> dict[str, Any]:
     games = load_games(paths)
     counts = sorted({g["players"] for g in games} & {2, 4})
     if not counts:
         raise SystemExit("value_starts scores two sides: games of 2 or 4 players only")
-    models = json.loads(shipped.read_text())["models"]
     out: dict[str, Any] = {
         "benchmark": "value_starts",
         "sources": [p.name for p in paths],
@@ -147,9 +144,10 @@ def judge(paths: list[Path], shipped: Path = SHIPPED, with_reach: bool = False) 
             "starts_mean": _best(m, m, y, g, s, s),
             "every_starts_mean": _best(m, m, y, g, None, s),
         }
-        if str(players) in models:
-            w = np.array(models[str(players)]["weights"])
-            b = float(models[str(players)]["intercept"])
+        # the value the search asks (`leafvalue.leaf_model`), not a copy of its file
+        shipped = leaf_model(Rules.preset("cirulla"), players)
+        if shipped is not None:
+            w, b = np.array(shipped.weights), shipped.intercept
             for name, feats in (("shipped_mean", m), ("shipped_raw", x)):
                 shown = feats[s][:, : len(w)]  # the shipped features, without the reach
                 fig[name] = round(float(np.mean((shown @ w + b - y[s]) ** 2)), 3)
