@@ -1,6 +1,7 @@
 """Would a learned evaluation make the search's leaves better judges? (issue 16)
 
-    python benchmarks/value_fit.py play --deals 100 [--players 4] [--seed 1] --json games.json
+    python benchmarks/value_fit.py play --deals 100 [--players 4] [--seed 1]
+        [--bot cheater|campione] --json games.json
     python benchmarks/value_fit.py fit games.json [more.json ...] [--playouts 16]
         [--every] [--cards] [--judge N] [--json PATH]
     python benchmarks/value_fit.py weights games.json [more.json ...] --json PATH
@@ -37,7 +38,8 @@ cheater at every seat: whether the change gains points.
 
 `weights` fits the value the search's cut playouts use (`ismcts` option `leaf="cut"`)
 on every position with a choice of the games, one model for each player count, and
-writes it where the engine reads it (`src/cirulla/data/leaf_value.json`).
+writes it where the engine reads it (`src/cirulla/data/leaf_value.json`; the games of
+`play --bot campione` to `leaf_value_campione.json`, the option `value="campione"`).
 """
 
 from __future__ import annotations
@@ -49,45 +51,61 @@ import statistics
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 from _report import write_json
 
 from cirulla import Deal, Rules
 from cirulla.bots import get
-from cirulla.bots.base import Budget, choose_move
+from cirulla.bots.base import Bot, Budget, choose_move
 from cirulla.bots.leafvalue import FEATURES, ITEMS, LeafValue
 from cirulla.bots.leafvalue import features as leaf_features
 from cirulla.bots.leafvalue import groups as leaf_groups
+from cirulla.bots.levels import CAMPIONE_OPTIONS
 from cirulla.bots.playouts import UNSEEN, cut_playout, playout
 from cirulla.moves import parse_move
 
 CHEATER_ITERATIONS = 1500  # the yardstick's budget (strength_aims.CHEATER)
+#: Who plays `play`'s games, and each one's iterations a move: the cheater (the value
+#: shipped since 2026-12-05) or campione's search at its budget (docs/strength.md,
+#: 2026-12-06, an eighth: a value of what the search itself makes from a position).
+BOTS: Final = {"cheater": CHEATER_ITERATIONS, "campione": 3000}
 LAMBDAS = (0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
 FOLDS = 5
 
 
+def _player(bot: str, seed: int, iterations: int) -> Bot:
+    """A seat's player: the cheater, or campione's search (its options, no time cap, so
+    a run is the same on any machine) playing from its seat's view."""
+    budget = Budget(iterations=iterations)
+    if bot == "cheater":
+        return get("cheater", seed=seed, budget=budget)
+    return get("ismcts", seed=seed, budget=budget, **CAMPIONE_OPTIONS)
+
+
 def play(
-    deals: int, players: int, seed: int, out: Path | None, iterations: int = CHEATER_ITERATIONS
+    deals: int,
+    players: int,
+    seed: int,
+    out: Path | None,
+    iterations: int = CHEATER_ITERATIONS,
+    bot: str = "cheater",
 ) -> dict[str, Any]:
-    """`deals` smazzate of the cheater at every seat, as replays (`iterations` below the
-    yardstick's only for quick tests)."""
+    """`deals` smazzate of `bot` (BOTS) at every seat, as replays (`iterations` below
+    the yardstick's only for quick tests)."""
     rules = Rules.preset("cirulla")
     result: dict[str, Any] = {
         "benchmark": "value_fit.play",
         "preset": "cirulla",
-        "bot": "cheater",
+        "bot": bot,
         "iterations": iterations,
         "games": [],
     }
     for n in range(deals):
         game_seed = seed * 1000 + n
         deal = Deal(rules, players=players, dealer=n % players, seed=game_seed)
-        seated = [
-            get("cheater", seed=game_seed * 10 + s, budget=Budget(iterations=iterations))
-            for s in range(players)
-        ]
+        seated = [_player(bot, game_seed * 10 + s, iterations) for s in range(players)]
         while not deal.is_over:
             seat = deal.to_move
             assert seat is not None
@@ -125,9 +143,9 @@ def features(deal: Deal, cards: bool = False) -> list[float]:
     return row
 
 
-def load_games(paths: list[Path]) -> list[dict[str, Any]]:
-    """The games of `play`'s records, a clear error for a file that is not one."""
-    games: list[dict[str, Any]] = []
+def _records(paths: list[Path]) -> list[dict[str, Any]]:
+    """`play`'s records, a clear error for a file that is not one."""
+    records: list[dict[str, Any]] = []
     for path in paths:
         try:
             record = json.loads(path.read_text())
@@ -135,8 +153,13 @@ def load_games(paths: list[Path]) -> list[dict[str, Any]]:
             raise SystemExit(f"{path}: cannot read it as JSON ({e})") from None
         if not isinstance(record, dict) or not isinstance(record.get("games"), list):
             raise SystemExit(f"{path}: not a record of `value_fit.py play` (no games)")
-        games += record["games"]
-    return games
+        records.append(record)
+    return records
+
+
+def load_games(paths: list[Path]) -> list[dict[str, Any]]:
+    """The games of `play`'s records."""
+    return [game for record in _records(paths) for game in record["games"]]
 
 
 def replay(game: dict[str, Any]) -> Iterator[tuple[Deal, float, str, bool]]:
@@ -299,7 +322,14 @@ def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
     """The search's leaf values (`leafvalue.leaf_model`): for each player count in the
     games, the ridge on every position with a choice, its penalty chosen by
     cross-validation by game, refitted on all of them."""
-    games = load_games(paths)
+    records = _records(paths)
+    players_of = {
+        (r.get("bot", "cheater"), r.get("iterations", CHEATER_ITERATIONS)) for r in records
+    }
+    if len(players_of) != 1:
+        raise SystemExit(f"one value is fitted to one player's games, not {sorted(players_of)}")
+    ((bot, iterations),) = players_of
+    games = [game for record in records for game in record["games"]]
     if any(g["players"] not in (2, 4) for g in games):
         raise SystemExit("value_fit scores two sides: games of 2 or 4 players only")
     models: dict[str, Any] = {}
@@ -328,8 +358,8 @@ def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
     fitted: dict[str, Any] = {
         "benchmark": "value_fit.weights",
         "preset": "cirulla",
-        "bot": "cheater",
-        "iterations": CHEATER_ITERATIONS,
+        "bot": bot,
+        "iterations": iterations,
         "sources": [p.name for p in paths],
         "features": list(FEATURES),
         "models": models,
@@ -488,6 +518,7 @@ def main() -> int:
     pp.add_argument("--deals", type=int, default=100)
     pp.add_argument("--players", type=int, default=4, choices=(2, 4), help="two sides")
     pp.add_argument("--seed", type=int, default=1)
+    pp.add_argument("--bot", choices=tuple(BOTS), default="cheater", help="who plays every seat")
     pp.add_argument("--json", type=Path)
     pw = sub.add_parser("weights")
     pw.add_argument("games", type=Path, nargs="+")
@@ -504,7 +535,7 @@ def main() -> int:
     if args.cmd == "play":
         if args.deals < 1:
             p.error("--deals must be at least 1")
-        play(args.deals, args.players, args.seed, args.json)
+        play(args.deals, args.players, args.seed, args.json, BOTS[args.bot], args.bot)
         return 0
     if args.cmd == "weights":
         result = weights(args.games, args.json)

@@ -87,3 +87,19 @@ def test_the_fit_scores_playouts_and_learned_models_against_the_cheaters_results
         # two positions where the evaluation changes the move, played out both ways
         if row["best_changed"] > 0:
             assert row["judged"] == 2 and isinstance(row["minus_playout_points"], float)
+
+
+def test_campione_games_are_recorded_as_its_own_and_fit_apart_from_the_cheaters(
+    games: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "campione.json"
+    record = play(deals=1, players=2, seed=8, out=path, iterations=30, bot="campione")
+    assert record["bot"] == "campione" and record["iterations"] == 30
+    game = record["games"][0]
+    assert positions(game, every=False)  # replays to its recorded totals
+    fitted = value_fit.weights([path], tmp_path / "value.json")
+    assert fitted["bot"] == "campione" and fitted["iterations"] == 30
+    assert sorted(fitted["models"]) == ["2"] and fitted["sources"] == ["campione.json"]
+    # one value is one player's: the cheater's games and campione's do not mix
+    with pytest.raises(SystemExit, match="one player's games"):
+        value_fit.weights([games, path], None)
