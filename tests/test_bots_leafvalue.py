@@ -224,3 +224,40 @@ def test_campione_with_the_cut_plays_whole_smazzate() -> None:
             assert seat is not None
             deal.play(choose_move(seated[seat], deal))
         assert sum(deal.score().totals) >= 0
+
+
+def test_value_option_is_checked() -> None:
+    with pytest.raises(ValueError, match="value must be one of cheater, campione"):
+        IsmctsOptions(leaf="cut_mean", value="greedy")
+    with pytest.raises(ValueError, match="value"):
+        bots.get("ismcts", leaf="cut", value=None)
+    # a value scores only a cut: without one the option would change nothing
+    with pytest.raises(ValueError, match="set leaf='cut' or 'cut_mean'"):
+        bots.get("ismcts", value="campione")
+    bot = bots.get("ismcts", leaf="cut_mean", value="campione")
+    assert bot.options()["value"] == "campione"
+    assert bots.get("ismcts", **bot.options()).options() == bot.options()
+    assert bots.get("ismcts").options()["value"] == "cheater"
+
+
+def test_the_campione_value_is_fitted_to_campiones_games_at_4_players() -> None:
+    data = json.loads((files("cirulla") / "data" / "leaf_value_campione.json").read_text())
+    assert data["bot"] == "campione" and data["features"] == list(FEATURES)
+    assert sorted(data["models"]) == ["4"]
+    model = data["models"]["4"]
+    assert len(model["weights"]) == len(FEATURES)
+    assert model["cv"]["mse"] < 0.7 * model["target_variance"]
+    cirulla = Rules.preset("cirulla")
+    four = leaf_model(cirulla, 4, "campione")
+    assert isinstance(four, LeafValue) and four is not leaf_model(cirulla, 4)
+    assert four.weights == model["weights"]
+    # no model of campione's games at 2 players: the cheater's scores the cut there
+    assert leaf_model(cirulla, 2, "campione") is leaf_model(cirulla, 2)
+    assert leaf_model(cirulla, 3, "campione") is None
+    assert leaf_model(cirulla.replace(ace_choice=True), 4, "campione") is None
+
+
+def test_the_value_option_changes_the_search_where_its_model_applies() -> None:
+    ours = {**CUT, "value": "campione"}
+    assert _visits(ours, 4, 61, 2) != _visits(CUT, 4, 61, 2)
+    assert _visits(ours, 2, 63, 9) == _visits(CUT, 2, 63, 9)

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 from .inference import MISSED_BONUS, MISSED_CAPTURE, MISSED_GREEDY, MISSED_SCOPA
+from .leafvalue import SOURCES
 from .playouts import DEFAULT_EPSILON, LOOKAHEAD, NEXT_HAND, SAMPLED, UNSEEN
 
 #: How the playouts judge sweep risks (`threats` option): the next player's cards in
@@ -85,6 +86,7 @@ class IsmctsOptions:
     leaf: str = "playout"
     cut_players: tuple[int, ...] | list[int] | None = None
     cut_within: int | None = None
+    value: str = "cheater"
 
     def __post_init__(self) -> None:
         self._check_search()
@@ -109,6 +111,10 @@ class IsmctsOptions:
         if not isinstance(self.leaf, str) or self.leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, not {self.leaf!r}")
         self._check_cut()
+        if not isinstance(self.value, str) or self.value not in SOURCES:
+            raise ValueError(f"value must be one of {', '.join(SOURCES)}, not {self.value!r}")
+        if self.value != "cheater" and self.leaf not in CUT_LEAVES:
+            raise ValueError("value says whose games score the cut: set leaf='cut' or 'cut_mean'")
         if self.playout != "greedy" and self.trees != 1:
             raise ValueError("playout='expert' is for the one-tree search (trees=1)")
         if not _is_whole(self.trees, 1, 1000):

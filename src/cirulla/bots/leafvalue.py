@@ -34,6 +34,7 @@ from .evaluate import CARD_WEIGHT
 __all__ = [
     "FEATURES",
     "ITEMS",
+    "SOURCES",
     "LeafValue",
     "features",
     "groups",
@@ -221,29 +222,39 @@ class LeafValue:
         return total
 
 
-#: The fitted preset's rules and its values by player count, read once.
-_FITTED: list[tuple[Rules, dict[int, LeafValue]]] = []
+#: Whose games each value was fitted to (`ismcts` option `value`), and its data file:
+#: the cheater's (shipped since 2026-12-05), or campione's own search playing every
+#: seat, 600 smazzate at 4 players only (docs/strength.md, 2026-12-06, an eighth): a
+#: value of what the search itself makes from a position, not what a player seeing
+#: every card makes.
+SOURCES: Final = {"cheater": "leaf_value.json", "campione": "leaf_value_campione.json"}
+
+#: Each source's fitted preset's rules and its values by player count, read once.
+_FITTED: dict[str, tuple[Rules, dict[int, LeafValue]]] = {}
 
 
-def _fitted() -> tuple[Rules, dict[int, LeafValue]]:
-    if not _FITTED:
-        data = json.loads((files("cirulla") / "data" / "leaf_value.json").read_text())
+def _fitted(source: str) -> tuple[Rules, dict[int, LeafValue]]:
+    if source not in _FITTED:
+        name = SOURCES[source]
+        data = json.loads((files("cirulla") / "data" / name).read_text())
         if data["features"] != list(FEATURES):
-            raise RuntimeError("data/leaf_value.json was fitted on other features: refit it")
+            raise RuntimeError(f"data/{name} was fitted on other features: refit it")
         leaves = {
             int(n): LeafValue(m["weights"], m["intercept"]) for n, m in data["models"].items()
         }
-        _FITTED.append((Rules.preset(data["preset"]), leaves))
-    return _FITTED[0]
+        _FITTED[source] = (Rules.preset(data["preset"]), leaves)
+    return _FITTED[source]
 
 
-def leaf_model(rules: Rules, players: int) -> LeafValue | None:
+def leaf_model(rules: Rules, players: int, source: str = "cheater") -> LeafValue | None:
     """The value fitted for these rules and this many players, or None where there is
     none (three players, three sides; rules that deal or score a smazzata otherwise than
-    the preset fitted; the partita's target and length do not matter)."""
-    preset, leaves = _fitted()
+    the preset fitted; the partita's target and length do not matter). `source`: whose
+    games it was fitted to (`SOURCES`); where that source has no model for the player
+    count, the cheater's."""
+    preset, leaves = _fitted(source)
     leaf = leaves.get(players)
     if leaf is None:
-        return None
+        return None if source == "cheater" else leaf_model(rules, players)
     same = replace(rules, target=preset.target, hands=preset.hands, knockout=preset.knockout)
     return leaf if same == preset else None

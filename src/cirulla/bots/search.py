@@ -99,7 +99,8 @@ class IsmctsBot(Bot):
     value learned from the cheater's games (`leafvalue`, `ismcts_options.LEAVES`), at
     the player counts `cut_players` names (all, when None); `leaf="cut_mean"` the same,
     each value the mean over the hands the cut finds just dealt; `cut_within` k plays on
-    past stage ends until the value has at most k stages left to score."""
+    past stage ends until the value has at most k stages left to score; `value` whose
+    games the cut's value was fitted to (`leafvalue.SOURCES`)."""
 
     name = "ismcts"
 
@@ -133,6 +134,7 @@ class IsmctsBot(Bot):
         leaf: str = "playout",
         cut_players: tuple[int, ...] | list[int] | None = None,
         cut_within: int | None = None,
+        value: str = "cheater",
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -163,6 +165,7 @@ class IsmctsBot(Bot):
             leaf=leaf,
             cut_players=cut_players,
             cut_within=cut_within,
+            value=value,
         )
         self.checked = checked
         self.missed = checked.missed
@@ -232,7 +235,8 @@ class IsmctsBot(Bot):
             return legal, [1]
         base = determinize(view.raw, self.rng)
         sample = self._sampler(base, view)
-        leaf = leaf_model(base.rules, base.players) if self.checked.cuts(base.players) else None
+        cuts = self.checked.cuts(base.players)
+        leaf = leaf_model(base.rules, base.players, self.checked.value) if cuts else None
         if leaf is not None and self.checked.leaf == "cut_mean":
             leaf = leaf.averaged()
         assert self.budget is not None
