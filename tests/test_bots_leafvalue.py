@@ -255,6 +255,8 @@ def test_the_campione_value_is_fitted_to_campiones_games_at_4_players() -> None:
     assert leaf_model(cirulla, 2, "campione") is leaf_model(cirulla, 2)
     assert leaf_model(cirulla, 3, "campione") is None
     assert leaf_model(cirulla.replace(ace_choice=True), 4, "campione") is None
+    with pytest.raises(ValueError, match="no value fitted to 'greedy' games"):
+        leaf_model(cirulla, 4, "greedy")
 
 
 def test_the_value_option_changes_the_search_where_its_model_applies() -> None:

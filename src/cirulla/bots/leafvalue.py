@@ -252,6 +252,8 @@ def leaf_model(rules: Rules, players: int, source: str = "cheater") -> LeafValue
     the preset fitted; the partita's target and length do not matter). `source`: whose
     games it was fitted to (`SOURCES`); where that source has no model for the player
     count, the cheater's."""
+    if source not in SOURCES:
+        raise ValueError(f"no value fitted to {source!r} games (values: {', '.join(SOURCES)})")
     preset, leaves = _fitted(source)
     leaf = leaves.get(players)
     if leaf is None:
