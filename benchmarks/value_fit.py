@@ -62,15 +62,18 @@ from cirulla.bots.base import Bot, Budget, choose_move
 from cirulla.bots.leafvalue import FEATURES, ITEMS, LeafValue
 from cirulla.bots.leafvalue import features as leaf_features
 from cirulla.bots.leafvalue import groups as leaf_groups
-from cirulla.bots.levels import CAMPIONE_OPTIONS
+from cirulla.bots.levels import LEVELS
 from cirulla.bots.playouts import UNSEEN, cut_playout, playout
 from cirulla.moves import parse_move
 
 CHEATER_ITERATIONS = 1500  # the yardstick's budget (strength_aims.CHEATER)
+#: campione's level: its bot, options and iterations (its time cap left out).
+CAMPIONE = LEVELS["campione"]
+assert CAMPIONE.budget is not None and CAMPIONE.budget.iterations is not None
 #: Who plays `play`'s games, and each one's iterations a move: the cheater (the value
 #: shipped since 2026-12-05) or campione's search at its budget (docs/strength.md,
 #: 2026-12-06, an eighth: a value of what the search itself makes from a position).
-BOTS: Final = {"cheater": CHEATER_ITERATIONS, "campione": 3000}
+BOTS: Final = {"cheater": CHEATER_ITERATIONS, "campione": CAMPIONE.budget.iterations}
 LAMBDAS = (0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
 FOLDS = 5
 
@@ -81,7 +84,7 @@ def _player(bot: str, seed: int, iterations: int) -> Bot:
     budget = Budget(iterations=iterations)
     if bot == "cheater":
         return get("cheater", seed=seed, budget=budget)
-    return get("ismcts", seed=seed, budget=budget, **CAMPIONE_OPTIONS)
+    return get(CAMPIONE.bot, seed=seed, budget=budget, **CAMPIONE.options)
 
 
 def play(
@@ -157,9 +160,13 @@ def _records(paths: list[Path]) -> list[dict[str, Any]]:
     return records
 
 
+def _games(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [game for record in records for game in record["games"]]
+
+
 def load_games(paths: list[Path]) -> list[dict[str, Any]]:
     """The games of `play`'s records."""
-    return [game for record in _records(paths) for game in record["games"]]
+    return _games(_records(paths))
 
 
 def replay(game: dict[str, Any]) -> Iterator[tuple[Deal, float, str, bool]]:
@@ -329,7 +336,7 @@ def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
     if len(players_of) != 1:
         raise SystemExit(f"one value is fitted to one player's games, not {sorted(players_of)}")
     ((bot, iterations),) = players_of
-    games = [game for record in records for game in record["games"]]
+    games = _games(records)
     if any(g["players"] not in (2, 4) for g in games):
         raise SystemExit("value_fit scores two sides: games of 2 or 4 players only")
     models: dict[str, Any] = {}
