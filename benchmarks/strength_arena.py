@@ -73,7 +73,10 @@ def main() -> int:
         seed=args.seed,
         processes=args.processes,
     )
-    config.check()
+    try:
+        config.check()
+    except ValueError as e:  # a bad option or budget: say which, without a traceback
+        p.error(str(e))
     result = run_arena(config)
     if args.json is not None:
         args.json.write_text(json.dumps(result.to_dict(), indent=1) + "\n")
