@@ -13,7 +13,8 @@ score them better: a learned value in place of the playout, after a playout cut 
 stage's end, or added to it as a correction. This asks it offline, before any arena.
 
 `play` records smazzate of the cheater (1,500 iterations, the yardstick's options) at
-every seat, as deal seeds and moves, the file rewritten after each smazzata. `fit`
+every seat, as deal seeds and moves, the file rewritten after each smazzata
+(`value_games.py` records, reads and replays them). `fit`
 replays them and takes the position at the first move of every stage after the first
 (or, `--every`, at every move with a choice). For the side to move it scores the
 position against what the cheater then made (that side's points minus the other's,
@@ -49,82 +50,32 @@ import json
 import random
 import statistics
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 from _report import write_json
+from value_games import (
+    BOTS,
+    CHEATER_ITERATIONS,
+    games_of,
+    load_games,
+    play,
+    positions,
+    read_records,
+)
 
-from cirulla import Deal, Rules
+from cirulla import Deal
 from cirulla.bots import get
-from cirulla.bots.base import Bot, Budget, choose_move
+from cirulla.bots.base import Budget, choose_move
 from cirulla.bots.leafvalue import FEATURES, ITEMS, LeafValue
 from cirulla.bots.leafvalue import features as leaf_features
 from cirulla.bots.leafvalue import groups as leaf_groups
-from cirulla.bots.levels import LEVELS
 from cirulla.bots.playouts import UNSEEN, cut_playout, playout
 from cirulla.moves import parse_move
 
-CHEATER_ITERATIONS = 1500  # the yardstick's budget (strength_aims.CHEATER)
-#: campione's level: its bot, options and iterations (its time cap left out).
-CAMPIONE = LEVELS["campione"]
-assert CAMPIONE.budget is not None and CAMPIONE.budget.iterations is not None
-#: Who plays `play`'s games, and each one's iterations a move: the cheater (the value
-#: shipped since 2026-12-05) or campione's search at its budget (docs/strength.md,
-#: 2026-12-06, an eighth: a value of what the search itself makes from a position).
-BOTS: Final = {"cheater": CHEATER_ITERATIONS, "campione": CAMPIONE.budget.iterations}
 LAMBDAS = (0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
 FOLDS = 5
-
-
-def _player(bot: str, seed: int, iterations: int) -> Bot:
-    """A seat's player: the cheater, or campione's search (its options, no time cap, so
-    a run is the same on any machine) playing from its seat's view."""
-    budget = Budget(iterations=iterations)
-    if bot == "cheater":
-        return get("cheater", seed=seed, budget=budget)
-    return get(CAMPIONE.bot, seed=seed, budget=budget, **CAMPIONE.options)
-
-
-def play(
-    deals: int,
-    players: int,
-    seed: int,
-    out: Path | None,
-    iterations: int = CHEATER_ITERATIONS,
-    bot: str = "cheater",
-) -> dict[str, Any]:
-    """`deals` smazzate of `bot` (BOTS) at every seat, as replays (`iterations` below
-    the yardstick's only for quick tests)."""
-    rules = Rules.preset("cirulla")
-    result: dict[str, Any] = {
-        "benchmark": "value_fit.play",
-        "preset": "cirulla",
-        "bot": bot,
-        "iterations": iterations,
-        "games": [],
-    }
-    for n in range(deals):
-        game_seed = seed * 1000 + n
-        deal = Deal(rules, players=players, dealer=n % players, seed=game_seed)
-        seated = [_player(bot, game_seed * 10 + s, iterations) for s in range(players)]
-        while not deal.is_over:
-            seat = deal.to_move
-            assert seat is not None
-            deal.play(choose_move(seated[seat], deal))
-        result["games"].append(
-            {
-                "seed": game_seed,
-                "dealer": n % players,
-                "players": players,
-                "moves": [str(m) for m in deal.moves],
-                "totals": deal.score().totals,
-            }
-        )
-        write_json(result, out)
-        print(f"deal {n + 1}/{deals}", file=sys.stderr, flush=True)
-    return result
 
 
 def features(deal: Deal, cards: bool = False) -> list[float]:
@@ -144,59 +95,6 @@ def features(deal: Deal, cards: bool = False) -> list[float]:
                 where[c.id * len(groups) + g] = 1.0
         row.extend(where)
     return row
-
-
-def _records(paths: list[Path]) -> list[dict[str, Any]]:
-    """`play`'s records, a clear error for a file that is not one."""
-    records: list[dict[str, Any]] = []
-    for path in paths:
-        try:
-            record = json.loads(path.read_text())
-        except (OSError, ValueError) as e:
-            raise SystemExit(f"{path}: cannot read it as JSON ({e})") from None
-        if not isinstance(record, dict) or not isinstance(record.get("games"), list):
-            raise SystemExit(f"{path}: not a record of `value_fit.py play` (no games)")
-        records.append(record)
-    return records
-
-
-def _games(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [game for record in records for game in record["games"]]
-
-
-def load_games(paths: list[Path]) -> list[dict[str, Any]]:
-    """The games of `play`'s records."""
-    return _games(_records(paths))
-
-
-def replay(game: dict[str, Any]) -> Iterator[tuple[Deal, float, str, bool]]:
-    """The game's deal before each move (live: copy what is kept), with what the side to
-    move then made (its points minus the other side's), the move the cheater made there,
-    and whether it is the first move of a stage after the first."""
-    rules = Rules.preset("cirulla")
-    deal = Deal(rules, players=game["players"], dealer=game["dealer"], seed=game["seed"])
-    totals = game["totals"]
-    stage = deal._stage
-    for text in game["moves"]:
-        first = deal._stage != stage
-        stage = deal._stage
-        seat = deal.to_move
-        assert seat is not None
-        us = deal.side_of(seat)
-        yield deal, float(totals[us] - totals[1 - us]), text, first
-        deal.play(parse_move(text))
-    assert deal.is_over and deal.score().totals == totals, game["seed"]
-
-
-def positions(game: dict[str, Any], every: bool) -> list[tuple[Deal, float, str]]:
-    """The game's deal at the first move of every stage after the first (or, `every`,
-    at every move with a choice), each with what the side to move then made (its
-    points minus the other side's) and the move the cheater made there."""
-    return [
-        (deal.copy(), result, text)
-        for deal, result, text, first in replay(game)
-        if (first if not every else len(deal.legal_moves()) > 1)
-    ]
 
 
 def _ridge(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, float]:
@@ -329,14 +227,14 @@ def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
     """The search's leaf values (`leafvalue.leaf_model`): for each player count in the
     games, the ridge on every position with a choice, its penalty chosen by
     cross-validation by game, refitted on all of them."""
-    records = _records(paths)
+    records = read_records(paths)
     players_of = {
         (r.get("bot", "cheater"), r.get("iterations", CHEATER_ITERATIONS)) for r in records
     }
     if len(players_of) != 1:
         raise SystemExit(f"one value is fitted to one player's games, not {sorted(players_of)}")
     ((bot, iterations),) = players_of
-    games = _games(records)
+    games = games_of(records)
     if any(g["players"] not in (2, 4) for g in games):
         raise SystemExit("value_fit scores two sides: games of 2 or 4 players only")
     models: dict[str, Any] = {}

@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 from _report import write_json
-from value_fit import LAMBDAS, _cv, load_games, replay
+from value_fit import LAMBDAS, _cv
+from value_games import load_games, replay
 
 from cirulla import Deal, Rules
 from cirulla.bots.leafvalue import features, groups, leaf_model

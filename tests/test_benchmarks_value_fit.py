@@ -12,7 +12,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import value_fit
-from value_fit import ITEMS, features, fit, play, positions
+from value_fit import ITEMS, features, fit
+from value_games import play, positions
 
 from cirulla import Deal, Rules
 from cirulla.scoring import score_cards

@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import value_fit
+import value_games
 from conftest import stack
 from value_starts import REACH, judge, reach, rows
 
@@ -22,7 +23,7 @@ from cirulla.bots.leafvalue import FEATURES, GROUP
 def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # a weak cheater keeps the test quick; the figures use value_fit's recorded games
     path = tmp_path_factory.mktemp("value_starts") / "games.json"
-    value_fit.play(deals=6, players=2, seed=11, out=path, iterations=40)
+    value_games.play(deals=6, players=2, seed=11, out=path, iterations=40)
     return path
 
 
