@@ -106,7 +106,7 @@ def _ridge(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, float]
     return coef, float(y.mean() - mean @ coef)
 
 
-def _cv(
+def cross_validated(
     x: np.ndarray,
     y: np.ndarray,
     games: np.ndarray,
@@ -129,7 +129,7 @@ def _cv(
 
 def _best_cv(x: np.ndarray, y: np.ndarray, games: np.ndarray) -> tuple[float, np.ndarray]:
     """The ridge's penalty with the least cross-validated error, and its predictions."""
-    tried = {lam: _cv(x, y, games, lam) for lam in LAMBDAS}
+    tried = {lam: cross_validated(x, y, games, lam) for lam in LAMBDAS}
     best = min(tried, key=lambda k: float(np.mean((tried[k] - y) ** 2)))
     return best, tried[best]
 
@@ -191,7 +191,7 @@ def fit(
     # a constant (the playouts' bias, which changes no decision) or the features
     residual = y - roll
     lam_r, fixed = _best_cv(x, residual, g)
-    constant = _cv(np.zeros((len(y), 1)), residual, g, 1.0)
+    constant = cross_validated(np.zeros((len(y), 1)), residual, g, 1.0)
     err_constant = (roll + constant - y) ** 2
     err_features = (roll + fixed - y) ** 2
     out: dict[str, Any] = {

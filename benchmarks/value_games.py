@@ -107,8 +107,8 @@ def load_games(paths: list[Path]) -> list[dict[str, Any]]:
 
 def replay(game: dict[str, Any]) -> Iterator[tuple[Deal, float, str, bool]]:
     """The game's deal before each move (live: copy what is kept), with what the side to
-    move then made (its points minus the other side's), the move the cheater made there,
-    and whether it is the first move of a stage after the first."""
+    move then made (its points minus the other side's), the move played there, and
+    whether it is the first move of a stage after the first."""
     rules = Rules.preset("cirulla")
     deal = Deal(rules, players=game["players"], dealer=game["dealer"], seed=game["seed"])
     totals = game["totals"]
@@ -127,7 +127,8 @@ def replay(game: dict[str, Any]) -> Iterator[tuple[Deal, float, str, bool]]:
 def positions(game: dict[str, Any], every: bool) -> list[tuple[Deal, float, str]]:
     """The game's deal at the first move of every stage after the first (or, `every`,
     at every move with a choice), each with what the side to move then made (its
-    points minus the other side's) and the move the cheater made there."""
+    points minus the other side's) and the move played there (by whichever bot `play`
+    recorded)."""
     return [
         (deal.copy(), result, text)
         for deal, result, text, first in replay(game)

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 from _report import write_json
-from value_fit import LAMBDAS, _cv
+from value_fit import LAMBDAS, cross_validated
 from value_games import load_games, replay
 
 from cirulla import Deal, Rules
@@ -116,7 +116,7 @@ def _best(
     `fit_on`'s `train` rows (all if None) and asked on `ask`, over the penalties."""
     best: dict[str, float] = {}
     for lam in LAMBDAS:
-        pred = _cv(fit_on, y, g, lam, train=train, ask=ask)
+        pred = cross_validated(fit_on, y, g, lam, train=train, ask=ask)
         mse = float(np.mean((pred[judged] - y[judged]) ** 2))
         if not best or mse < best["mse"]:
             best = {"lambda": lam, "mse": round(mse, 3)}
