@@ -40,7 +40,9 @@ cheater at every seat: whether the change gains points.
 `weights` fits the value the search's cut playouts use (`ismcts` option `leaf="cut"`)
 on every position with a choice of the games, one model for each player count, and
 writes it where the engine reads it (`src/cirulla/data/leaf_value.json`; the games of
-`play --bot campione` to `leaf_value_campione.json`, the option `value="campione"`).
+`play --bot campione` to `leaf_value_campione.json`, the option `value="campione"`;
+with `--life`, reading `leafvalue.LIFE` too, to `leaf_value_life.json`, the option
+`value="cheater_life"`).
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ from value_games import (
 from cirulla import Deal
 from cirulla.bots import get
 from cirulla.bots.base import Budget, choose_move
-from cirulla.bots.leafvalue import FEATURES, ITEMS, LeafValue
+from cirulla.bots.leafvalue import FEATURES, ITEMS, LIFE, LeafValue, life
 from cirulla.bots.leafvalue import features as leaf_features
 from cirulla.bots.leafvalue import groups as leaf_groups
 from cirulla.bots.playouts import UNSEEN, cut_playout, playout
@@ -223,10 +225,10 @@ def fit(
     return out
 
 
-def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
+def weights(paths: list[Path], out: Path | None, with_life: bool = False) -> dict[str, Any]:
     """The search's leaf values (`leafvalue.leaf_model`): for each player count in the
     games, the ridge on every position with a choice, its penalty chosen by
-    cross-validation by game, refitted on all of them."""
+    cross-validation by game, refitted on all of them; `with_life`: on `LIFE` too."""
     records = read_records(paths)
     players_of = {
         (r.get("bot", "cheater"), r.get("iterations", CHEATER_ITERATIONS)) for r in records
@@ -245,7 +247,7 @@ def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
         chosen = [g for g in games if g["players"] == players]
         for n, game in enumerate(chosen):
             for deal, result, _ in positions(game, every=True):
-                rows.append(features(deal))
+                rows.append(features(deal) + (life(deal) if with_life else []))
                 ys.append(result)
                 ids.append(n)
         x, y, g_arr = np.array(rows), np.array(ys), np.array(ids)
@@ -266,7 +268,7 @@ def weights(paths: list[Path], out: Path | None) -> dict[str, Any]:
         "bot": bot,
         "iterations": iterations,
         "sources": [p.name for p in paths],
-        "features": list(FEATURES),
+        "features": list(FEATURES) + (list(LIFE) if with_life else []),
         "models": models,
     }
     write_json(fitted, out)
@@ -428,6 +430,7 @@ def main() -> int:
     pw = sub.add_parser("weights")
     pw.add_argument("games", type=Path, nargs="+")
     pw.add_argument("--json", type=Path)
+    pw.add_argument("--life", action="store_true", help="read leafvalue.LIFE too")
     pf = sub.add_parser("fit")
     pf.add_argument("games", type=Path, nargs="+")
     pf.add_argument("--playouts", type=int, default=16)
@@ -443,7 +446,7 @@ def main() -> int:
         play(args.deals, args.players, args.seed, args.json, BOTS[args.bot], args.bot)
         return 0
     if args.cmd == "weights":
-        result = weights(args.games, args.json)
+        result = weights(args.games, args.json, with_life=args.life)
         print(
             json.dumps(
                 {k: {**m, "weights": len(m["weights"])} for k, m in result["models"].items()}

@@ -19,4 +19,5 @@ def test_a_bad_option_is_a_usage_error_naming_it(
     with pytest.raises(SystemExit) as exit_info:
         strength_arena.main()
     assert exit_info.value.code == 2
-    assert "value must be one of cheater, campione, not 'x'" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "value must be one of cheater, campione, cheater_life, not 'x'" in said

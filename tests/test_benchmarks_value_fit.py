@@ -16,6 +16,7 @@ from value_fit import ITEMS, features, fit
 from value_games import play, positions
 
 from cirulla import Deal, Rules
+from cirulla.bots.leafvalue import FEATURES, LIFE, LeafValue
 from cirulla.scoring import score_cards
 
 
@@ -104,3 +105,14 @@ def test_campione_games_are_recorded_as_its_own_and_fit_apart_from_the_cheaters(
     # one value is one player's: the cheater's games and campione's do not mix
     with pytest.raises(SystemExit, match="one player's games"):
         value_fit.weights([games, path], None)
+
+
+def test_weights_with_life_fit_the_life_features_after_the_others(games: Path) -> None:
+    plain = value_fit.weights([games], None)
+    lived = value_fit.weights([games], None, with_life=True)
+    assert plain["features"] == list(FEATURES)
+    assert lived["features"] == list(FEATURES) + list(LIFE)
+    for n, model in lived["models"].items():
+        assert len(model["weights"]) == len(FEATURES) + len(LIFE)
+        assert model["positions"] == plain["models"][n]["positions"]
+        LeafValue(model["weights"], model["intercept"])  # the engine takes it

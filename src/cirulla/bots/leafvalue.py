@@ -34,11 +34,13 @@ from .evaluate import CARD_WEIGHT
 __all__ = [
     "FEATURES",
     "ITEMS",
+    "LIFE",
     "SOURCES",
     "LeafValue",
     "features",
     "groups",
     "leaf_model",
+    "life",
     "mean_features",
 ]
 
@@ -69,6 +71,37 @@ FEATURES: Final = (
 )
 
 _DENARI: Final = "D"
+
+#: What the counts above cannot say, from the side to move's view: whether each side's
+#: grande and piccola are still alive (the other side holds none of their cards) and
+#: with how many cards, whether both are dead, whether a finished piccola can still
+#: run on, and whether the cards and denari majorities are won or one card short
+#: (`life`; value option "cheater_life"). A linear value of the piles' counts reads two
+#: grande cards in a pile as worth the same whether the third can still come or the
+#: other side holds it.
+LIFE: Final = (
+    "grande_ours_alive",
+    "grande_ours_alive_two",
+    "grande_theirs_alive",
+    "grande_theirs_alive_two",
+    "grande_dead",
+    "piccola_ours_alive",
+    "piccola_ours_alive_two",
+    "piccola_theirs_alive",
+    "piccola_theirs_alive_two",
+    "piccola_dead",
+    "piccola_ours_runs_on",
+    "piccola_theirs_runs_on",
+    "cards_won",
+    "denari_won",
+    "cards_one_short",
+    "denari_one_short",
+)
+#: Card ids (suit times ten plus rank) of the denari's J, Q, K and A, 2, 3; the run's
+#: cards from the ace up.
+_GRANDE_IDS: Final = (7, 8, 9)
+_PICCOLA_IDS: Final = (0, 1, 2)
+_RUN_IDS: Final = (0, 1, 2, 3, 4, 5, 6)
 
 
 def _group(cards: list[Card], row: list[float]) -> None:
@@ -125,6 +158,62 @@ def groups(deal: Deal, us: int) -> list[list[Card]]:
     for s, hand in enumerate(deal._hands):
         (ours if deal.side_of(s) == us else theirs).extend(hand)
     return [deal._piles[us], deal._piles[1 - us], ours, theirs, deal._table, deal._deck]
+
+
+def _held(mask: int, ids: tuple[int, ...]) -> int:
+    n = 0
+    for i in ids:
+        if mask >> i & 1:
+            n += 1
+    return n
+
+
+def _run_on(mine: int, other: int, longest: int) -> float:
+    """1.0 if `mine` holds a piccola (three or more in a row from the ace) that can still
+    grow: its next card is not in the `other` pile and the run is not at its longest."""
+    run = 0
+    while run < longest and mine >> _RUN_IDS[run] & 1:
+        run += 1
+    return 1.0 if 3 <= run < longest and not other >> _RUN_IDS[run] & 1 else 0.0
+
+
+def life(deal: Deal) -> list[float]:
+    """`LIFE`'s features for the side to move (two sides): from the piles alone, so
+    the same in every determinization."""
+    seat = deal.to_move
+    assert seat is not None and deal.sides == 2
+    us = deal.side_of(seat)
+    ours = theirs = 0
+    denari_ours = denari_theirs = 0
+    for c in deal._piles[us]:
+        ours |= c.bit
+        if c.id < 10:
+            denari_ours += 1
+    for c in deal._piles[1 - us]:
+        theirs |= c.bit
+        if c.id < 10:
+            denari_theirs += 1
+    row: list[float] = []
+    for ids in (_GRANDE_IDS, _PICCOLA_IDS):
+        mine = _held(ours, ids)
+        other = _held(theirs, ids)
+        alive_ours = mine if other == 0 else 0
+        alive_theirs = other if mine == 0 else 0
+        row.append(float(alive_ours))
+        row.append(1.0 if alive_ours == 2 else 0.0)
+        row.append(float(alive_theirs))
+        row.append(1.0 if alive_theirs == 2 else 0.0)
+        row.append(1.0 if mine and other else 0.0)
+    longest = 7 if deal.rules.piccola_to_seven else 6
+    row.append(_run_on(ours, theirs, longest))
+    row.append(_run_on(theirs, ours, longest))
+    n_ours = len(deal._piles[us])
+    n_theirs = len(deal._piles[1 - us])
+    row.append(float(n_ours >= 21) - float(n_theirs >= 21))
+    row.append(float(denari_ours >= 6) - float(denari_theirs >= 6))
+    row.append(float(n_ours == 20) - float(n_theirs == 20))
+    row.append(float(denari_ours == 5) - float(denari_theirs == 5))
+    return row
 
 
 def _drawn_means(pool: list[Card], draws: list[int]) -> list[list[float]]:
@@ -200,15 +289,21 @@ def mean_features(deal: Deal) -> list[float]:
 
 class LeafValue:
     """A linear value: the side to move's points minus the other side's at the
-    smazzata's end, as the cheater would make them from here."""
+    smazzata's end, as the cheater would make them from here. Its weights are for
+    `FEATURES`, or for `FEATURES` and then `LIFE`."""
 
     def __init__(self, weights: list[float], intercept: float, mean: bool = False) -> None:
-        if len(weights) != len(FEATURES):
-            raise ValueError(f"a leaf value takes {len(FEATURES)} weights, not {len(weights)}")
+        if len(weights) not in (len(FEATURES), len(FEATURES) + len(LIFE)):
+            raise ValueError(
+                f"a leaf value takes {len(FEATURES)} weights, or {len(FEATURES) + len(LIFE)}"
+                f" with the life features, not {len(weights)}"
+            )
         self.weights = [float(w) for w in weights]
         self.intercept = float(intercept)
         #: values the mean over the unseen deal (`mean_features`), not the deal as it is
         self.mean = mean
+        #: reads `LIFE` too
+        self.life = len(weights) > len(FEATURES)
 
     def averaged(self) -> LeafValue:
         """The same value, each position's taken as its mean over the hands' deal."""
@@ -216,8 +311,11 @@ class LeafValue:
 
     def value(self, deal: Deal) -> float:
         """For the side to move (two sides, the smazzata not over)."""
+        row = features(deal, self.mean)
+        if self.life:
+            row.extend(life(deal))
         total = self.intercept
-        for w, f in zip(self.weights, features(deal, self.mean), strict=True):
+        for w, f in zip(self.weights, row, strict=True):
             total += w * f
         return total
 
@@ -226,8 +324,13 @@ class LeafValue:
 #: the cheater's (shipped since 2026-12-05), or campione's own search playing every
 #: seat, 600 smazzate at 4 players only (docs/strength.md, 2026-12-06, an eighth): a
 #: value of what the search itself makes from a position, not what a player seeing
-#: every card makes.
-SOURCES: Final = {"cheater": "leaf_value.json", "campione": "leaf_value_campione.json"}
+#: every card makes; or "cheater_life", the cheater's games again with `LIFE` read too
+#: (docs/strength.md, 2026-12-07, later).
+SOURCES: Final = {
+    "cheater": "leaf_value.json",
+    "campione": "leaf_value_campione.json",
+    "cheater_life": "leaf_value_life.json",
+}
 
 #: Each source's fitted preset's rules and its values by player count, read once.
 _FITTED: dict[str, tuple[Rules, dict[int, LeafValue]]] = {}
@@ -237,8 +340,10 @@ def _fitted(source: str) -> tuple[Rules, dict[int, LeafValue]]:
     if source not in _FITTED:
         name = SOURCES[source]
         data = json.loads((files("cirulla") / "data" / name).read_text())
-        if data["features"] != list(FEATURES):
+        if data["features"] not in (list(FEATURES), list(FEATURES) + list(LIFE)):
             raise RuntimeError(f"data/{name} was fitted on other features: refit it")
+        if any(len(m["weights"]) != len(data["features"]) for m in data["models"].values()):
+            raise RuntimeError(f"data/{name} has weights for other features: refit it")
         leaves = {
             int(n): LeafValue(m["weights"], m["intercept"]) for n, m in data["models"].items()
         }

@@ -100,7 +100,8 @@ class IsmctsBot(Bot):
     the player counts `cut_players` names (all, when None); `leaf="cut_mean"` the same,
     each value the mean over the hands the cut finds just dealt; `cut_within` k plays on
     past stage ends until the value has at most k stages left to score; `value` whose
-    games the cut's value was fitted to (`leafvalue.SOURCES`)."""
+    games the cut's value was fitted to, and on which features (`leafvalue.SOURCES`;
+    "cheater_life" reads whether each grande and piccola can still be made too)."""
 
     name = "ismcts"
 
