@@ -23,6 +23,10 @@ table is empty or holds two cards or fewer, how many card values sweep it (its s
 fifteen less its sum, an ace on a table without one: the rules' sweeps, read roughly),
 how many such cards each side's hands and the deck hold, and those of the hands again
 when the side to move leads the round.
+
+`--life` adds `leafvalue.LIFE` instead or as well (`life`): whether each side's grande
+and piccola are still alive, and the majorities won; what the option
+`value="cheater_life"` reads.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from value_fit import LAMBDAS, cross_validated
 from value_games import load_games, replay
 
 from cirulla import Deal, Rules
-from cirulla.bots.leafvalue import features, groups, leaf_model
+from cirulla.bots.leafvalue import features, groups, leaf_model, life
 
 #: The features `--reach` adds, in `reach`'s order.
 REACH = (
@@ -84,8 +88,11 @@ def reach(deal: Deal, mean: bool) -> list[float]:
     ]
 
 
-def rows(games: list[dict[str, Any]], with_reach: bool = False) -> tuple[np.ndarray, ...]:
-    """Every position with a choice: its features (`with_reach`: and the table's reach),
+def rows(
+    games: list[dict[str, Any]], with_reach: bool = False, with_life: bool = False
+) -> tuple[np.ndarray, ...]:
+    """Every position with a choice: its features (`with_reach`: and the table's reach;
+    `with_life`: and `LIFE`, the same at every position's averaged form: the piles),
     the same averaged over the hands at the stage starts (as the cut asks them; real
     elsewhere), the side to move's result, the game's index, and whether a stage's
     hands were just dealt."""
@@ -93,10 +100,12 @@ def rows(games: list[dict[str, Any]], with_reach: bool = False) -> tuple[np.ndar
     for n, game in enumerate(games):
         for deal, result, _, first in replay(game):
             if len(deal.legal_moves()) > 1:
-                row = features(deal) + (reach(deal, False) if with_reach else [])
+                alive = life(deal) if with_life else []
+                row = features(deal) + (reach(deal, False) if with_reach else []) + alive
                 raw.append(row)
                 if first:
                     row = features(deal, True) + (reach(deal, True) if with_reach else [])
+                    row += alive
                 mean.append(row)
                 ys.append(result)
                 ids.append(n)
@@ -123,7 +132,7 @@ def _best(
     return best
 
 
-def judge(paths: list[Path], with_reach: bool = False) -> dict[str, Any]:
+def judge(paths: list[Path], with_reach: bool = False, with_life: bool = False) -> dict[str, Any]:
     games = load_games(paths)
     counts = sorted({g["players"] for g in games} & {2, 4})
     if not counts:
@@ -132,10 +141,11 @@ def judge(paths: list[Path], with_reach: bool = False) -> dict[str, Any]:
         "benchmark": "value_starts",
         "sources": [p.name for p in paths],
         "reach": with_reach,
+        "life": with_life,
     }
     for players in counts:
         chosen = [g for g in games if g["players"] == players]
-        x, m, y, g, s = rows(chosen, with_reach)
+        x, m, y, g, s = rows(chosen, with_reach, with_life)
         fig: dict[str, Any] = {
             "games": len(chosen),
             "positions": len(y),
@@ -150,7 +160,7 @@ def judge(paths: list[Path], with_reach: bool = False) -> dict[str, Any]:
         if shipped is not None:
             w, b = np.array(shipped.weights), shipped.intercept
             for name, feats in (("shipped_mean", m), ("shipped_raw", x)):
-                shown = feats[s][:, : len(w)]  # the shipped features, without the reach
+                shown = feats[s][:, : len(w)]  # the shipped features, without the others
                 fig[name] = round(float(np.mean((shown @ w + b - y[s]) ** 2)), 3)
         out[f"{players}p"] = fig
     return out
@@ -160,9 +170,10 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("games", type=Path, nargs="+")
     p.add_argument("--reach", action="store_true", help="add the table's reach (REACH)")
+    p.add_argument("--life", action="store_true", help="add leafvalue.LIFE")
     p.add_argument("--json", type=Path)
     args = p.parse_args()
-    write_json(judge(args.games, with_reach=args.reach), args.json, echo=True)
+    write_json(judge(args.games, with_reach=args.reach, with_life=args.life), args.json, echo=True)
     return 0
 
 

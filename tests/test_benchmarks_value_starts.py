@@ -16,7 +16,7 @@ from conftest import stack
 from value_starts import REACH, judge, reach, rows
 
 from cirulla import Deal, Rules
-from cirulla.bots.leafvalue import FEATURES, GROUP
+from cirulla.bots.leafvalue import FEATURES, GROUP, LIFE
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +79,17 @@ def test_the_reach_counts_the_cards_that_sweep_the_table() -> None:
 def test_the_reach_joins_each_fit_when_asked(games: Path) -> None:
     out = judge([games], with_reach=True)
     assert out["reach"] is True
+    assert out["2p"]["every_raw"]["mse"] != judge([games])["2p"]["every_raw"]["mse"]
+
+
+def test_life_joins_each_fit_when_asked(games: Path) -> None:
+    recorded = json.loads(games.read_text())["games"]
+    raw, mean, _, _, starts = rows(recorded, with_life=True)
+    assert raw.shape[1] == len(FEATURES) + len(LIFE)
+    # the piles are public: a start's life is the same averaged or not
+    assert (raw[starts][:, len(FEATURES) :] == mean[starts][:, len(FEATURES) :]).all()
+    out = judge([games], with_life=True)
+    assert out["life"] is True and out["reach"] is False
     assert out["2p"]["every_raw"]["mse"] != judge([games])["2p"]["every_raw"]["mse"]
 
 
