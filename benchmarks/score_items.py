@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from _report import print_rows, write_json
+from value_games import CHEATER_ITERATIONS
 
 from cirulla import Deal, Rules
 from cirulla.bots import get
@@ -35,8 +36,6 @@ from cirulla.bots.levels import LEVELS
 from cirulla.bots.stats import mean_estimate
 from cirulla.game import derived_seed
 from cirulla.scoring import ITEMS
-
-CHEATER_ITERATIONS = 1500  # the yardstick's (strength_aims.CHEATER)
 
 
 def player(name: str, seed: int) -> Bot:
