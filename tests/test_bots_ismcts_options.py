@@ -48,6 +48,8 @@ from cirulla.bots.search import IsmctsBot
         ("others_epsilon", "0"),
         ("softmax", [3.0, 0.3, 1.0]),
         ("softmax", "3,0.3"),
+        ("live", 1),
+        ("live", "true"),
     ],
 )
 def test_a_bad_option_is_a_value_error_that_names_it(name: str, bad: object) -> None:

@@ -87,6 +87,7 @@ class IsmctsOptions:
     cut_players: tuple[int, ...] | list[int] | None = None
     cut_within: int | None = None
     value: str = "cheater"
+    live: bool = False
 
     def __post_init__(self) -> None:
         self._check_search()
@@ -106,6 +107,8 @@ class IsmctsOptions:
             raise ValueError(f"expand must be 'random' or 'policy', not {self.expand!r}")
         if not isinstance(self.threats, str) or self.threats not in THREATS:
             raise ValueError(f"threats must be one of {', '.join(THREATS)}, not {self.threats!r}")
+        if not isinstance(self.live, bool):
+            raise ValueError(f"live must be true or false, not {self.live!r}")
         if not isinstance(self.playout, str) or self.playout not in PLAYOUTS:
             raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")
         if not isinstance(self.leaf, str) or self.leaf not in LEAVES:

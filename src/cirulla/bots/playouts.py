@@ -21,7 +21,7 @@ from ..cards import Card
 from ..deal import Deal
 from ..moves import Move
 from .base import Budget
-from .evaluate import CARD_WEIGHT, SCOPA, greedy_score
+from .evaluate import CARD_WEIGHT, SCOPA, greedy_score, live_adjustment
 from .leafvalue import LeafValue
 
 __all__ = [
@@ -70,6 +70,9 @@ NEXT_HAND: Final = 0  # the next player's cards in this determinization
 UNSEEN: Final = 1  # every card in the others' hands and the deck, as the greedy bot judges
 SAMPLED: Final = 2  # as many cards as the next player holds, drawn from those
 LOOKAHEAD: Final = 3  # no risk term: the next player's best reply, from its real cards
+#: Added to a mode: the greedy policy also weighs grande and piccola cards by whether
+#: their set is still alive (`live_adjustment`).
+LIVE: Final = 8
 
 
 def _threats(deal: Deal, seat: int, mode: int, rng: random.Random) -> set[int]:
@@ -109,9 +112,13 @@ def _policy_move(
     deal: Deal, legal: list[Move], mode: int = NEXT_HAND, rng: random.Random | None = None
 ) -> Move:
     """The playouts' greedy choice (greedy's own score), declaring when it can; the sweep
-    risk judged as `mode` says (`rng` draws the SAMPLED cards)."""
+    risk judged as `mode` says (`rng` draws the SAMPLED cards; with LIVE added, the sets
+    read live)."""
     seat = deal.to_move
     assert seat is not None
+    live = mode >= LIVE
+    if live:
+        mode -= LIVE
     if mode == LOOKAHEAD:
         return _lookahead_move(deal, legal, seat)
     threats = _judged_threats(deal, seat, mode, rng)
@@ -126,6 +133,8 @@ def _policy_move(
                 return move
             continue
         score = greedy_score(move, values, table, threats, last)
+        if live:
+            score += live_adjustment(move, deal._piles, deal._side[seat])
         if score > best_score:
             best, best_score = move, score
     return best
@@ -145,9 +154,11 @@ def _softmax_move(
     """A play drawn with probability proportional to exp(beta * greedy's score): the
     model fitted to the searchers' own plays (benchmarks/policy_fit.py), where the policy
     plays greedy's best; declaring when it can, as the policy does. LOOKAHEAD judges by
-    the policy (the fit used greedy's own score)."""
+    the policy (the fit used greedy's own score); LIVE is not read (the fit did not)."""
     seat = deal.to_move
     assert seat is not None
+    if mode >= LIVE:
+        mode -= LIVE
     if mode == LOOKAHEAD:
         return _lookahead_move(deal, legal, seat)
     threats = _judged_threats(deal, seat, mode, rng)

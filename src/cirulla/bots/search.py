@@ -32,6 +32,7 @@ from .ismcts_options import THREATS, IsmctsOptions
 from .leafvalue import LeafValue, leaf_model
 from .playouts import (
     DEFAULT_EPSILON,
+    LIVE,
     REWARD_SCALE,
     Clock,
     most_visited,
@@ -101,7 +102,9 @@ class IsmctsBot(Bot):
     each value the mean over the hands the cut finds just dealt; `cut_within` k plays on
     past stage ends until the value has at most k stages left to score; `value` whose
     games the cut's value was fitted to, and on which features (`leafvalue.SOURCES`;
-    "cheater_life" reads whether each grande and piccola can still be made too)."""
+    "cheater_life" reads whether each grande and piccola can still be made too); `live`:
+    the greedy policy of the playouts and of the others' tree moves weighs grande and
+    piccola cards by whether their set can still be made (`evaluate.live_adjustment`)."""
 
     name = "ismcts"
 
@@ -136,6 +139,7 @@ class IsmctsBot(Bot):
         cut_players: tuple[int, ...] | list[int] | None = None,
         cut_within: int | None = None,
         value: str = "cheater",
+        live: bool = False,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -167,6 +171,7 @@ class IsmctsBot(Bot):
             cut_players=cut_players,
             cut_within=cut_within,
             value=value,
+            live=live,
         )
         self.checked = checked
         self.missed = checked.missed
@@ -174,6 +179,7 @@ class IsmctsBot(Bot):
         self.trees = checked.trees
         self.expand = checked.expand
         self.threats = checked.threats
+        self.live = checked.live
         self.others = checked.others
         self.others_epsilon = checked.others_epsilon
         self.others_beta = checked.others_beta
@@ -267,12 +273,14 @@ class IsmctsBot(Bot):
             self.epsilon,
             bias,
             self.expand == "policy",
-            THREATS[self.threats],
+            THREATS[self.threats] + (LIVE if self.live else 0),
             self.others == "policy",
             -1.0 if self.others_epsilon is None else float(self.others_epsilon),
             _expert_move if self.playout == "expert" else None,
             0.0 if self.others_beta is None else self.others_beta,
-            -1 if self.others_threats is None else THREATS[self.others_threats],
+            -1
+            if self.others_threats is None
+            else THREATS[self.others_threats] + (LIVE if self.live else 0),
             leaf,
             0 if self.cut_within is None else self.cut_within,
         )
