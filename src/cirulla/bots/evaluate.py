@@ -59,11 +59,12 @@ CARD_WEIGHT: Final = tuple(_weight(c) for c in full_deck())
 # cards carry nothing of it; while only one side does, they are worth more to either
 # side, to finish it or to kill it. _SET_OF: each set card's set (0 grande, 1 piccola).
 _SET_OF: Final = {7: 0, 8: 0, 9: 0, 0: 1, 1: 1, 2: 1}
-_SET_POINTS: Final = (5.0, 3.0)
-_SET_WEIGHT: Final = (0.9, 0.55)  # what `_weight` gives each card for its set
+# The float tuples are not Final: mypyc (2.4) raises NameError ("value for final name
+# was not set") where a function reads a Final tuple of float literals.
+_SET_POINTS: tuple[float, float] = (5.0, 3.0)
+_SET_WEIGHT: tuple[float, float] = (0.9, 0.55)  # what `_weight` gives each card for its set
 #: The chance a side holding k of a set's three, the others none, ends with all three
 #: (benchmarks/live_sets.py measured greedy players' smazzate).
-#: (Not Final: a Final tuple of floats read inside a function fails under mypyc.)
 FINISH_CHANCE: tuple[float, float, float, float] = (0.0, 0.25, 0.5, 1.0)
 
 
