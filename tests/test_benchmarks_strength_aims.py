@@ -179,3 +179,24 @@ def test_a_search_that_cuts_elsewhere_is_judged_as_the_one_without_the_cut(
         "leaf": "cut",
         "cut_players": [4],
     }
+
+
+def test_a_search_that_reads_the_sets_live_elsewhere_is_judged_as_the_one_without() -> None:
+    base = {"infer": True, "leaf": "cut_mean", "cut_within": 2}
+    four = Side("ismcts", {**base, "live": True, "live_players": [4]}, 3000)
+
+    def ran(options: dict[str, Any]) -> dict[str, Any]:
+        return {"name": "ismcts", "options": options, "budget": {"iterations": 3000}}
+
+    assert four.matches(ran(base), 2) and not four.matches(ran(base), 4)
+    assert four.matches(ran({**base, "live": True}), 4)
+    assert not four.matches(ran({**base, "live": True}), 2)
+    assert four.matches(ran({**base, "live": False}), 2)  # off is the search without it
+    assert as_played("ismcts", {**base, "live": True, "live_players": [2, 4]}, 2) == {
+        **base,
+        "live": True,
+    }
+    assert as_played("pimc", {"live": True, "live_players": [4]}, 2) == {
+        "live": True,
+        "live_players": [4],
+    }

@@ -25,6 +25,8 @@ from cirulla.moves import Move
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import live_sets
 
+#: campione's search without the live sets, whatever campione plays today
+SEARCH = {k: v for k, v in CAMPIONE_OPTIONS.items() if k not in ("live", "live_players")}
 GRANDE_CARD = 0.9  # what evaluate's fixed weights give a grande card for the grande
 PICCOLA_CARD = 0.55
 
@@ -107,11 +109,41 @@ def test_the_live_policy_differs_from_greedy_only_where_a_set_card_is_played_or_
 def test_the_live_option_is_checked_and_carried_to_the_workers() -> None:
     with pytest.raises(ValueError, match="live must be true or false"):
         IsmctsBot(live="yes")  # type: ignore[arg-type]
-    bot = IsmctsBot(live=True, **CAMPIONE_OPTIONS)
+    bot = IsmctsBot(live=True, **SEARCH)
     assert bot.live is True
     again = IsmctsBot(**bot.checked.as_dict())
     assert again.live is True and again.checked == bot.checked
     assert IsmctsBot().live is False
+
+
+def test_live_players_keeps_the_live_sets_to_the_counts_it_names() -> None:
+    with pytest.raises(ValueError, match="live_players"):
+        IsmctsBot(live_players=[4])  # without live
+    for bad in ([], [1], [9], "4", [4.0], [True]):
+        with pytest.raises(ValueError, match="live_players"):
+            IsmctsBot(live=True, live_players=bad)  # type: ignore[arg-type]
+    bot = IsmctsBot(live=True, live_players=[4, 2, 4])
+    assert bot.live_players == (2, 4)
+    assert bot.checked.as_dict()["live_players"] == [2, 4]
+    four = IsmctsBot(live=True, live_players=[4]).checked
+    assert four.reads_live(4) and not four.reads_live(2)
+    assert IsmctsBot(live=True).checked.reads_live(3)
+    assert not IsmctsBot().checked.reads_live(4)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_search_reads_the_sets_live_only_where_live_players_says(players: int) -> None:
+    """At a count it does not name, the search is the plain one move for move."""
+    rules = Rules.preset("cirulla")
+    other = 2 if players == 4 else 4
+    deal = Deal(rules, players, 0, seed=3)
+    budget = Budget(iterations=150)
+    plain = IsmctsBot(seed=1, budget=budget, **SEARCH)
+    elsewhere = IsmctsBot(seed=1, budget=budget, live=True, live_players=[other], **SEARCH)
+    while not deal.is_over:
+        move = choose_move(plain, deal)
+        assert choose_move(elsewhere, deal) == move
+        deal.play(move)
 
 
 def test_the_live_option_changes_the_search() -> None:
@@ -119,8 +151,8 @@ def test_the_live_option_changes_the_search() -> None:
     changed = 0
     for seed in range(6):  # the same seeds: any difference is the option's
         deal = Deal(rules, 4, 0, seed=seed)
-        plain = IsmctsBot(seed=1, budget=Budget(iterations=200), **CAMPIONE_OPTIONS)
-        live = IsmctsBot(seed=1, budget=Budget(iterations=200), live=True, **CAMPIONE_OPTIONS)
+        plain = IsmctsBot(seed=1, budget=Budget(iterations=200), **SEARCH)
+        live = IsmctsBot(seed=1, budget=Budget(iterations=200), live=True, **SEARCH)
         while not deal.is_over and not changed:
             a = choose_move(plain, deal)
             b = choose_move(live, deal)

@@ -88,6 +88,7 @@ class IsmctsOptions:
     cut_within: int | None = None
     value: str = "cheater"
     live: bool = False
+    live_players: tuple[int, ...] | list[int] | None = None
 
     def __post_init__(self) -> None:
         self._check_search()
@@ -109,6 +110,7 @@ class IsmctsOptions:
             raise ValueError(f"threats must be one of {', '.join(THREATS)}, not {self.threats!r}")
         if not isinstance(self.live, bool):
             raise ValueError(f"live must be true or false, not {self.live!r}")
+        self._check_live_players()
         if not isinstance(self.playout, str) or self.playout not in PLAYOUTS:
             raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")
         if not isinstance(self.leaf, str) or self.leaf not in LEAVES:
@@ -150,6 +152,26 @@ class IsmctsOptions:
                 " 'cut_mean'"
             )
         object.__setattr__(self, "cut_players", tuple(sorted(set(counts))))
+
+    def _check_live_players(self) -> None:
+        counts = self.live_players
+        if counts is None:
+            return
+        if (
+            not isinstance(counts, (tuple, list))
+            or not counts
+            or not all(_is_whole(n, 2, 8) for n in counts)
+        ):
+            raise ValueError(
+                f"live_players must be a list of player counts, 2 to 8, not {counts!r}"
+            )
+        if not self.live:
+            raise ValueError("live_players says at which player counts live applies: set live")
+        object.__setattr__(self, "live_players", tuple(sorted(set(counts))))
+
+    def reads_live(self, players: int) -> bool:
+        """Whether the greedy policy reads the sets live at `players` (`live`)."""
+        return self.live and (self.live_players is None or players in self.live_players)
 
     def cuts(self, players: int) -> bool:
         """Whether the playouts are cut at `players` (where a value is fitted, too)."""
@@ -223,4 +245,6 @@ class IsmctsOptions:
             out["softmax"] = list(self.softmax)
         if self.cut_players is not None:
             out["cut_players"] = list(self.cut_players)
+        if self.live_players is not None:
+            out["live_players"] = list(self.live_players)
         return out

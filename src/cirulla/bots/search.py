@@ -104,7 +104,8 @@ class IsmctsBot(Bot):
     games the cut's value was fitted to, and on which features (`leafvalue.SOURCES`;
     "cheater_life" reads whether each grande and piccola can still be made too); `live`:
     the greedy policy of the playouts and of the others' tree moves weighs grande and
-    piccola cards by whether their set can still be made (`evaluate.live_adjustment`)."""
+    piccola cards by whether their set can still be made (`evaluate.live_adjustment`), at
+    the player counts `live_players` names (all, when None)."""
 
     name = "ismcts"
 
@@ -140,6 +141,7 @@ class IsmctsBot(Bot):
         cut_within: int | None = None,
         value: str = "cheater",
         live: bool = False,
+        live_players: tuple[int, ...] | list[int] | None = None,
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -172,6 +174,7 @@ class IsmctsBot(Bot):
             cut_within=cut_within,
             value=value,
             live=live,
+            live_players=live_players,
         )
         self.checked = checked
         self.missed = checked.missed
@@ -180,6 +183,7 @@ class IsmctsBot(Bot):
         self.expand = checked.expand
         self.threats = checked.threats
         self.live = checked.live
+        self.live_players = checked.live_players
         self.others = checked.others
         self.others_epsilon = checked.others_epsilon
         self.others_beta = checked.others_beta
@@ -263,6 +267,7 @@ class IsmctsBot(Bot):
         bias: dict[object, float] | None,
         leaf: LeafValue | None = None,
     ) -> list[int]:
+        live = LIVE if self.checked.reads_live(base.players) else 0
         return ucb_visits(
             base,
             sample,
@@ -273,14 +278,12 @@ class IsmctsBot(Bot):
             self.epsilon,
             bias,
             self.expand == "policy",
-            THREATS[self.threats] + (LIVE if self.live else 0),
+            THREATS[self.threats] + live,
             self.others == "policy",
             -1.0 if self.others_epsilon is None else float(self.others_epsilon),
             _expert_move if self.playout == "expert" else None,
             0.0 if self.others_beta is None else self.others_beta,
-            -1
-            if self.others_threats is None
-            else THREATS[self.others_threats] + (LIVE if self.live else 0),
+            -1 if self.others_threats is None else THREATS[self.others_threats] + live,
             leaf,
             0 if self.cut_within is None else self.cut_within,
         )
