@@ -71,7 +71,7 @@ UNSEEN: Final = 1  # every card in the others' hands and the deck, as the greedy
 SAMPLED: Final = 2  # as many cards as the next player holds, drawn from those
 LOOKAHEAD: Final = 3  # no risk term: the next player's best reply, from its real cards
 #: Added to a mode: the greedy policy also weighs grande and piccola cards by whether
-#: their set is still alive (`live_adjustment`).
+#: their set is still alive (`live_adjustment`; LOOKAHEAD and the softmax do not read it).
 LIVE: Final = 8
 
 
@@ -399,10 +399,11 @@ def ucb_visits(
 
     `expand_policy`: a node grows the untried move the playout policy would play
     (epsilon-greedy) rather than a random one. `threats`: how the policy judges sweep
-    risks (NEXT_HAND, UNSEEN, SAMPLED). `others_policy`: the other sides' moves in the
-    tree are the policy's too, not chosen by UCB (an opponent model). `others_epsilon`
-    (if >= 0): the other sides' epsilon, in the tree and the playouts. `policy`: the
-    playouts' policy in place of the greedy one (`playout`). `others_beta` (if > 0,
+    risks (NEXT_HAND, UNSEEN, SAMPLED; LIVE added: the sets read live). `others_policy`:
+    the other sides' moves in the tree are the policy's too, not chosen by UCB (an
+    opponent model). `others_epsilon` (if >= 0): the other sides' epsilon, in the tree
+    and the playouts. `policy`: the playouts' policy in place of the greedy one
+    (`playout`). `others_beta` (if > 0,
     with `others_policy`): the other sides' moves in the tree drawn by a softmax of
     greedy's scores at that beta (`_softmax_move`), not greedy's best. `others_threats`
     (if >= 0, with `others_policy`): how the other sides' tree moves judge sweep risks,
