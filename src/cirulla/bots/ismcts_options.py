@@ -56,6 +56,17 @@ def _is_whole(x: object, low: int, high: int) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and low <= x <= high
 
 
+def _player_counts(name: str, counts: object) -> tuple[int, ...]:
+    """A list of player counts (`cut_players`, `live_players`), sorted and deduplicated."""
+    if (
+        not isinstance(counts, (tuple, list))
+        or not counts
+        or not all(_is_whole(n, 2, 8) for n in counts)
+    ):
+        raise ValueError(f"{name} must be a list of player counts, 2 to 8, not {counts!r}")
+    return tuple(sorted(set(counts)))
+
+
 @dataclass(frozen=True)
 class IsmctsOptions:
     """Every option but the seed, the budget and the workers, checked and normalised
@@ -137,37 +148,23 @@ class IsmctsOptions:
                     "cut_within says how many stages the cut leaves to the value: set"
                     " leaf='cut' or 'cut_mean'"
                 )
-        counts = self.cut_players
-        if counts is None:
+        if self.cut_players is None:
             return
-        if (
-            not isinstance(counts, (tuple, list))
-            or not counts
-            or not all(_is_whole(n, 2, 8) for n in counts)
-        ):
-            raise ValueError(f"cut_players must be a list of player counts, 2 to 8, not {counts!r}")
+        counts = _player_counts("cut_players", self.cut_players)
         if self.leaf not in CUT_LEAVES:
             raise ValueError(
                 "cut_players says at which player counts the cut applies: set leaf='cut' or"
                 " 'cut_mean'"
             )
-        object.__setattr__(self, "cut_players", tuple(sorted(set(counts))))
+        object.__setattr__(self, "cut_players", counts)
 
     def _check_live_players(self) -> None:
-        counts = self.live_players
-        if counts is None:
+        if self.live_players is None:
             return
-        if (
-            not isinstance(counts, (tuple, list))
-            or not counts
-            or not all(_is_whole(n, 2, 8) for n in counts)
-        ):
-            raise ValueError(
-                f"live_players must be a list of player counts, 2 to 8, not {counts!r}"
-            )
+        counts = _player_counts("live_players", self.live_players)
         if not self.live:
             raise ValueError("live_players says at which player counts live applies: set live")
-        object.__setattr__(self, "live_players", tuple(sorted(set(counts))))
+        object.__setattr__(self, "live_players", counts)
 
     def reads_live(self, players: int) -> bool:
         """Whether the greedy policy reads the sets live at `players` (`live`)."""
