@@ -32,7 +32,7 @@ from cirulla.bots.arena.config import deck_seed, seatings
 from cirulla.bots.playouts import LIVE, UNSEEN, _policy_move
 from cirulla.bots.stats import mean_estimate
 
-SETS = {"grande": (7, 8, 9), "piccola": (0, 1, 2)}
+SETS = {"grande": evaluate.GRANDE_IDS, "piccola": evaluate.PICCOLA_IDS}
 
 
 def _deal(players: int, seed: int, index: int) -> Deal:

@@ -19,6 +19,8 @@ from ..moves import Move
 
 __all__ = [
     "CARD_WEIGHT",
+    "GRANDE_IDS",
+    "PICCOLA_IDS",
     "SCOPA",
     "SWEEP_RISK",
     "greedy_score",
@@ -34,6 +36,19 @@ SCOPA: Final = 1.0  # a sweep is a point
 SWEEP_RISK: Final = 1.5
 
 
+# The grande (J Q K of diamonds, 5 points) and the piccola (A 2 3, 3 points before its
+# run) go whole to one side or to none: once both sides hold one of a set, its other
+# cards carry nothing of it; while only one side does, they are worth more to either
+# side, to finish it or to kill it. _SET_OF: each set card's set (0 grande, 1 piccola).
+GRANDE_IDS: Final = (7, 8, 9)  # J Q K of diamonds, by card id
+PICCOLA_IDS: Final = (0, 1, 2)  # A 2 3 of diamonds
+_SET_OF: Final = {**dict.fromkeys(GRANDE_IDS, 0), **dict.fromkeys(PICCOLA_IDS, 1)}
+# The float tuples are not Final: mypyc (2.4) raises NameError ("value for final name
+# was not set") where a function reads a Final tuple of float literals.
+_SET_POINTS: tuple[float, float] = (5.0, 3.0)
+_SET_WEIGHT: tuple[float, float] = (0.9, 0.55)  # each set card's share in `_weight`
+
+
 def _weight(card: Card) -> float:
     w = 0.05  # the "cards" point is shared among ~21 cards
     w += {"7": 0.25, "6": 0.12, "A": 0.08}.get(card.rank, 0.0)  # primiera
@@ -42,9 +57,9 @@ def _weight(card: Card) -> float:
         if card.rank == "7":
             w += 1.0  # sette bello
         if card.rank in "JQK":
-            w += 0.9  # grande: 5 points for all three
+            w += _SET_WEIGHT[0]  # grande: 5 points for all three
         if card.rank in "A23":
-            w += 0.55  # piccola: 3 points for the three
+            w += _SET_WEIGHT[1]  # piccola: 3 points for the three
         elif card.rank in "456":
             w += 0.25  # its run
     return w
@@ -54,15 +69,6 @@ def _weight(card: Card) -> float:
 CARD_WEIGHT: Final = tuple(_weight(c) for c in full_deck())
 
 
-# The grande (J Q K of diamonds, 5 points) and the piccola (A 2 3, 3 points before its
-# run) go whole to one side or to none: once both sides hold one of a set, its other
-# cards carry nothing of it; while only one side does, they are worth more to either
-# side, to finish it or to kill it. _SET_OF: each set card's set (0 grande, 1 piccola).
-_SET_OF: Final = {7: 0, 8: 0, 9: 0, 0: 1, 1: 1, 2: 1}
-# The float tuples are not Final: mypyc (2.4) raises NameError ("value for final name
-# was not set") where a function reads a Final tuple of float literals.
-_SET_POINTS: tuple[float, float] = (5.0, 3.0)
-_SET_WEIGHT: tuple[float, float] = (0.9, 0.55)  # what `_weight` gives each card for its set
 #: The chance a side holding k of a set's three, the others none, ends with all three
 #: (benchmarks/live_sets.py measured greedy players' smazzate).
 FINISH_CHANCE: tuple[float, float, float, float] = (0.0, 0.25, 0.5, 1.0)

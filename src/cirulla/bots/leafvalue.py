@@ -29,7 +29,7 @@ from ..deal import Deal
 from ..rules import Rules
 from ..scoring import ITEMS as SHEET_ITEMS
 from ..scoring import score_cards
-from .evaluate import CARD_WEIGHT
+from .evaluate import CARD_WEIGHT, GRANDE_IDS, PICCOLA_IDS
 
 __all__ = [
     "FEATURES",
@@ -99,8 +99,8 @@ LIFE: Final = (
 )
 #: Card ids (suit times ten plus rank) of the denari's J, Q, K and A, 2, 3; the run's
 #: cards from the ace up.
-_GRANDE_IDS: Final = (7, 8, 9)
-_PICCOLA_IDS: Final = (0, 1, 2)
+_GRANDE_IDS: Final = GRANDE_IDS
+_PICCOLA_IDS: Final = PICCOLA_IDS
 _RUN_IDS: Final = (0, 1, 2, 3, 4, 5, 6)
 
 
