@@ -15,7 +15,7 @@ import pytest
 from cirulla import Deal, Rules
 from cirulla.bots import Budget
 from cirulla.bots.base import choose_move
-from cirulla.bots.evaluate import FINISH_CHANCE, live_adjustment
+from cirulla.bots.evaluate import FINISH_CHANCE, live_adjustment, set_holdings, touches_set
 from cirulla.bots.levels import CAMPIONE_OPTIONS
 from cirulla.bots.playouts import LIVE, UNSEEN, _policy_move
 from cirulla.bots.search import IsmctsBot
@@ -83,6 +83,29 @@ def test_S6_two_other_sides_each_holding_a_card_is_a_dead_grande_at_three_sides(
     piles = [_cards(""), _cards("JD QD"), _cards("")]
     expected = 5.0 * FINISH_CHANCE[2] - GRANDE_CARD
     assert live_adjustment(_play("KC", "KD"), piles, 0) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_piles_counted_once_a_decision_give_every_play_the_same_adjustment(
+    players: int,
+) -> None:
+    rules = Rules.preset("cirulla")
+    touched = 0
+    for seed in range(30):
+        deal = Deal(rules, players, seed % players, seed=seed)
+        rng = random.Random(seed)
+        while not deal.is_over:
+            legal = deal.legal_moves()
+            side = deal._side[deal.to_move]
+            holdings = set_holdings(deal._piles, side)
+            for move in legal:
+                once = live_adjustment(move, deal._piles, side, holdings)
+                assert once == live_adjustment(move, deal._piles, side)
+                assert (once != 0.0) <= touches_set(move)
+                touched += touches_set(move)
+            assert holdings == set_holdings(deal._piles, side)  # read, never counted up
+            deal.play(rng.choice(legal))
+    assert touched > 0
 
 
 @pytest.mark.parametrize("players", [2, 4])

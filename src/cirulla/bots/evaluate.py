@@ -26,7 +26,9 @@ __all__ = [
     "greedy_score",
     "live_adjustment",
     "move_gain",
+    "set_holdings",
     "sweepable",
+    "touches_set",
     "weight",
 ]
 
@@ -84,22 +86,22 @@ def _set_value(mine: int, theirs: int, points: float) -> float:
     return points * (FINISH_CHANCE[mine + 1] - FINISH_CHANCE[mine])
 
 
-def live_adjustment(move: Move, piles: Sequence[Sequence[Card]], side: int) -> float:
-    """What `greedy_score` misses about the grande and piccola cards a play takes or
-    offers, given each side's pile (`side` the mover's): each set card's live value in
-    place of its fixed share. 0 for every other play."""
+def touches_set(move: Move) -> bool:
+    """Does a play take or offer a grande or piccola card (what `live_adjustment` reads)?"""
     card = move.card
     if card is None:
-        return 0.0
-    captured = move.captured
-    involved = card.id in _SET_OF
-    for c in captured:
-        if c.id in _SET_OF:
-            involved = True
-    if not involved:
-        return 0.0
+        return False
+    if card.id in _SET_OF:
+        return True
+    return any(c.id in _SET_OF for c in move.captured)
+
+
+def set_holdings(piles: Sequence[Sequence[Card]], side: int) -> tuple[list[int], list[int]]:
+    """How many grande and piccola cards the side `side` holds, and the other sides (-1 when
+    two other sides hold some: the set is dead); counted once a decision, read by every
+    candidate play through `live_adjustment`."""
     mine = [0, 0]
-    other = [0, 0]  # the other sides' cards; -1: two other sides hold some (dead)
+    other = [0, 0]
     for s, pile in enumerate(piles):
         held = [0, 0]
         for c in pile:
@@ -111,9 +113,28 @@ def live_adjustment(move: Move, piles: Sequence[Sequence[Card]], side: int) -> f
                 mine[k] = held[k]
             elif held[k]:
                 other[k] = held[k] if other[k] == 0 else -1
+    return mine, other
+
+
+def live_adjustment(
+    move: Move,
+    piles: Sequence[Sequence[Card]],
+    side: int,
+    holdings: tuple[list[int], list[int]] | None = None,
+) -> float:
+    """What `greedy_score` misses about the grande and piccola cards a play takes or
+    offers, given each side's pile (`side` the mover's; `holdings`, when given, is
+    `set_holdings` of them, counted once for all of a decision's plays): each set card's
+    live value in place of its fixed share. 0 for every other play."""
+    card = move.card
+    if card is None or not touches_set(move):
+        return 0.0
+    held = holdings if holdings is not None else set_holdings(piles, side)
+    mine = [held[0][0], held[0][1]]  # a copy: a capture of two set cards counts up
+    other = held[1]
     adjust = 0.0
-    if captured:
-        for c in (card, *captured):
+    if move.captured:
+        for c in (card, *move.captured):
             k = _SET_OF.get(c.id, -1)
             if k >= 0:
                 if other[k] >= 0:

@@ -21,7 +21,7 @@ from ..cards import Card
 from ..deal import Deal
 from ..moves import Move
 from .base import Budget
-from .evaluate import CARD_WEIGHT, SCOPA, greedy_score, live_adjustment
+from .evaluate import CARD_WEIGHT, SCOPA, greedy_score, live_adjustment, set_holdings, touches_set
 from .leafvalue import LeafValue
 
 __all__ = [
@@ -127,14 +127,17 @@ def _policy_move(
     last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
     best = legal[0]
     best_score = -1e9
+    holdings: tuple[list[int], list[int]] | None = None
     for move in legal:
         if move.kind != "play":
             if move.kind == "declare":
                 return move
             continue
         score = greedy_score(move, values, table, threats, last)
-        if live:
-            score += live_adjustment(move, deal._piles, deal._side[seat])
+        if live and touches_set(move):
+            if holdings is None:  # the piles counted once a decision
+                holdings = set_holdings(deal._piles, deal._side[seat])
+            score += live_adjustment(move, deal._piles, deal._side[seat], holdings)
         if score > best_score:
             best, best_score = move, score
     return best
