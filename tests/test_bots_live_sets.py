@@ -96,7 +96,9 @@ def test_the_piles_counted_once_a_decision_give_every_play_the_same_adjustment(
         rng = random.Random(seed)
         while not deal.is_over:
             legal = deal.legal_moves()
-            side = deal._side[deal.to_move]
+            seat = deal.to_move
+            assert seat is not None
+            side = deal._side[seat]
             holdings = set_holdings(deal._piles, side)
             for move in legal:
                 once = live_adjustment(move, deal._piles, side, holdings)
