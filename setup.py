@@ -30,6 +30,8 @@ HOT_MODULES = [
     "src/cirulla/shuffle.py",
     "src/cirulla/bots/evaluate.py",
     "src/cirulla/bots/leafvalue.py",
+    "src/cirulla/bots/draws.py",
+    "src/cirulla/bots/policies.py",
     "src/cirulla/bots/playouts.py",
     "src/cirulla/bots/inference.py",
     "src/cirulla/bots/posterior.py",

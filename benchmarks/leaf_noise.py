@@ -28,7 +28,8 @@ from _report import write_json
 
 from cirulla import Deal, Rules
 from cirulla.bots.leafvalue import leaf_model
-from cirulla.bots.playouts import UNSEEN, cut_playout, playout
+from cirulla.bots.playouts import cut_playout, playout
+from cirulla.bots.policies import UNSEEN
 from cirulla.determinize import determinize
 
 LEAVES = ("whole", "cut", "cut_mean")

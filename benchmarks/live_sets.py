@@ -29,7 +29,7 @@ from _report import print_rows, write_json
 from cirulla import Deal, Rules
 from cirulla.bots import evaluate
 from cirulla.bots.arena.config import deck_seed, seatings
-from cirulla.bots.playouts import LIVE, UNSEEN, _policy_move
+from cirulla.bots.policies import LIVE, UNSEEN, policy_move
 from cirulla.bots.stats import mean_estimate
 
 SETS = {"grande": evaluate.GRANDE_IDS, "piccola": evaluate.PICCOLA_IDS}
@@ -45,7 +45,7 @@ def _play(deal: Deal, live_seats: set[int], rng: random.Random) -> None:
     assert seat is not None
     legal = deal.legal_moves()
     mode = UNSEEN + (LIVE if seat in live_seats else 0)
-    deal.play(legal[0] if len(legal) == 1 else _policy_move(deal, legal, mode, rng))
+    deal.play(legal[0] if len(legal) == 1 else policy_move(deal, legal, mode, rng))
 
 
 def finish_counts(players: int, seed: int, index: int) -> dict[str, list[list[int]]]:

@@ -37,7 +37,7 @@ from cirulla.bots import level_bot
 from cirulla.bots.base import SeatView
 from cirulla.bots.ismcts_options import THREATS
 from cirulla.bots.levels import LEVELS
-from cirulla.bots.playouts import _policy_move
+from cirulla.bots.policies import policy_move
 from cirulla.bots.search import IsmctsBot
 from cirulla.determinize import determinize
 
@@ -90,7 +90,7 @@ def follow(
                 return step
         else:
             if len(moves) == 1 or rng.random() >= epsilon:
-                move = moves[0] if len(moves) == 1 else _policy_move(sample, moves, threats, rng)
+                move = moves[0] if len(moves) == 1 else policy_move(sample, moves, threats, rng)
             else:
                 move = moves[rng.randrange(len(moves))]
             if move.key != real.key:

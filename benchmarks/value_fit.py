@@ -73,7 +73,8 @@ from cirulla.bots.base import Budget, choose_move
 from cirulla.bots.leafvalue import FEATURES, ITEMS, LIFE, LeafValue, life
 from cirulla.bots.leafvalue import features as leaf_features
 from cirulla.bots.leafvalue import groups as leaf_groups
-from cirulla.bots.playouts import UNSEEN, cut_playout, playout
+from cirulla.bots.playouts import cut_playout, playout
+from cirulla.bots.policies import UNSEEN
 from cirulla.moves import parse_move
 
 LAMBDAS = (0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)

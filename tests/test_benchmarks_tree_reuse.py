@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from cirulla import Deal, Move, Rules
-from cirulla.bots.playouts import NEXT_HAND, _policy_move
+from cirulla.bots.policies import NEXT_HAND, policy_move
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from tree_reuse import follow
@@ -30,7 +30,7 @@ def test_own_moves_are_followed_and_the_other_sides_only_where_the_policy_plays_
     after = deal.copy()
     after.play(path[0])
     legal = after.legal_moves()
-    policy = _policy_move(after.copy(), legal, NEXT_HAND)
+    policy = policy_move(after.copy(), legal, NEXT_HAND)
     other = next(m for m in legal if m.key != policy.key)
     for answer, low, high in ((policy, 85, 100), (other, 0, 15)):
         reached = sum(

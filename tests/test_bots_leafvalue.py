@@ -17,7 +17,8 @@ from cirulla.bots.evaluate import CARD_WEIGHT
 from cirulla.bots.ismcts_options import IsmctsOptions
 from cirulla.bots.leafvalue import FEATURES, ITEMS, LeafValue, features, leaf_model
 from cirulla.bots.levels import CAMPIONE_2026_11_28
-from cirulla.bots.playouts import UNSEEN, cut_playout
+from cirulla.bots.playouts import cut_playout
+from cirulla.bots.policies import UNSEEN
 from cirulla.cards import Card
 from cirulla.scoring import score_cards
 

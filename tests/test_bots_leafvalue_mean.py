@@ -14,7 +14,8 @@ from cirulla.bots import Budget, choose_move
 from cirulla.bots.ismcts_options import IsmctsOptions
 from cirulla.bots.leafvalue import FEATURES, LeafValue, features, leaf_model, mean_features
 from cirulla.bots.levels import CAMPIONE_2026_11_28
-from cirulla.bots.playouts import UNSEEN, cut_playout
+from cirulla.bots.playouts import cut_playout
+from cirulla.bots.policies import UNSEEN
 from cirulla.cards import Card
 
 HANDS = (FEATURES.index("our_hands_cards"), FEATURES.index("their_hands_cards"))

@@ -13,7 +13,8 @@ from cirulla import Deal, Rules, bots
 from cirulla.bots import Budget, choose_move
 from cirulla.bots.ismcts_options import IsmctsOptions
 from cirulla.bots.leafvalue import FEATURES, LeafValue
-from cirulla.bots.playouts import UNSEEN, cut_playout
+from cirulla.bots.playouts import cut_playout
+from cirulla.bots.policies import UNSEEN
 
 CONSTANT = LeafValue([0.0] * len(FEATURES), 2.5)
 

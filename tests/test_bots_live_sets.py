@@ -17,7 +17,7 @@ from cirulla.bots import Budget
 from cirulla.bots.base import choose_move
 from cirulla.bots.evaluate import FINISH_CHANCE, live_adjustment, set_holdings, touches_set
 from cirulla.bots.levels import CAMPIONE_OPTIONS
-from cirulla.bots.playouts import LIVE, UNSEEN, _policy_move
+from cirulla.bots.policies import LIVE, UNSEEN, policy_move
 from cirulla.bots.search import IsmctsBot
 from cirulla.cards import Card
 from cirulla.moves import Move
@@ -121,8 +121,8 @@ def test_the_live_policy_differs_from_greedy_only_where_a_set_card_is_played_or_
         deal = Deal(rules, players, seed % players, seed=seed)
         while not deal.is_over:
             legal = deal.legal_moves()
-            plain = _policy_move(deal, legal, UNSEEN, random.Random(seed))
-            live = _policy_move(deal, legal, UNSEEN + LIVE, random.Random(seed))
+            plain = policy_move(deal, legal, UNSEEN, random.Random(seed))
+            live = policy_move(deal, legal, UNSEEN + LIVE, random.Random(seed))
             if live != plain:
                 differed += 1
                 touched = {c.id for m in (live, plain) for c in (m.card, *m.captured) if c}

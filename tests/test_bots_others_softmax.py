@@ -1,5 +1,5 @@
 """The other sides' moves in the tree drawn by the softmax model (`others_beta`, with
-`others="policy"`; `playouts._softmax_move`), in place of greedy's best."""
+`others="policy"`; `policies.softmax_move`), in place of greedy's best."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from botutil import CAMPIONE_LIKE, whimsical_position
 from cirulla import Deal, Rules, bots
 from cirulla.bots import Budget, SeatView
 from cirulla.bots.evaluate import greedy_score
-from cirulla.bots.playouts import UNSEEN, _policy_move, _softmax_move, _threats
+from cirulla.bots.policies import UNSEEN, policy_move, softmax_move, sweep_threats
 from cirulla.bots.search import IsmctsBot
 from cirulla.moves import Move
 
@@ -30,7 +30,7 @@ def _spread_position() -> tuple[Deal, list[Move], list[float]]:
             continue
         seat = deal.to_move
         assert seat is not None
-        threats = _threats(deal, seat, UNSEEN, random.Random(0))
+        threats = sweep_threats(deal, seat, UNSEEN, random.Random(0))
         last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
         scores = [greedy_score(m, deal._tkey, deal._table, threats, last) for m in legal]
         if len(legal) >= 3 and len({round(s, 6) for s in scores}) >= 3:
@@ -46,7 +46,7 @@ def test_softmax_move_draws_plays_in_proportion_to_exp_beta_times_greedy_score()
     expected = {m.key: w / sum(weights) for m, w in zip(legal, weights, strict=True)}
     rng = random.Random(7)
     draws = 6000
-    seen = Counter(_softmax_move(deal, legal, beta, UNSEEN, rng).key for _ in range(draws))
+    seen = Counter(softmax_move(deal, legal, beta, UNSEEN, rng).key for _ in range(draws))
     assert set(seen) <= set(expected)
     for key, p in expected.items():
         # 6,000 draws: a standard error under 0.0065; 0.03 is over four of them
@@ -55,13 +55,13 @@ def test_softmax_move_draws_plays_in_proportion_to_exp_beta_times_greedy_score()
 
 def test_a_sharp_softmax_is_greedy_and_a_flat_one_tries_every_play() -> None:
     deal, legal, scores = _spread_position()
-    best = _policy_move(deal, legal, UNSEEN, random.Random(0))
+    best = policy_move(deal, legal, UNSEEN, random.Random(0))
     rng = random.Random(3)
     gap = sorted(scores)[-1] - sorted(scores)[-2]
     assert gap > 0  # (greedy's best is one play)
     sharp = 30.0 / gap  # every other play at most e**-30 as likely as the best
-    assert {_softmax_move(deal, legal, sharp, UNSEEN, rng).key for _ in range(300)} == {best.key}
-    flat = {_softmax_move(deal, legal, 1e-6, UNSEEN, rng).key for _ in range(300)}
+    assert {softmax_move(deal, legal, sharp, UNSEEN, rng).key for _ in range(300)} == {best.key}
+    flat = {softmax_move(deal, legal, 1e-6, UNSEEN, rng).key for _ in range(300)}
     assert flat == {m.key for m in legal}
 
 
@@ -71,9 +71,9 @@ def test_softmax_move_declares_when_it_can_as_the_policy_does() -> None:
         legal = deal.legal_moves()
         declares = [m for m in legal if m.kind == "declare"]
         if declares:
-            move = _softmax_move(deal, legal, 3.0, UNSEEN, random.Random(seed))
+            move = softmax_move(deal, legal, 3.0, UNSEEN, random.Random(seed))
             assert move.kind == "declare"
-            assert move.key == _policy_move(deal, legal, UNSEEN, random.Random(seed)).key
+            assert move.key == policy_move(deal, legal, UNSEEN, random.Random(seed)).key
             return
     raise AssertionError("no deal with a declaration in 400")
 

@@ -176,17 +176,17 @@ def test_the_rejection_sampler_keeps_the_law_of_a_full_shuffle(players: int) -> 
 
 
 def test_the_samplers_shuffle_draws_what_random_shuffle_draws() -> None:
-    """The samplers shuffle the undealt deck with `playouts._shuffle` (compiled, unlike
+    """The samplers shuffle the undealt deck with `draws.shuffle` (compiled, unlike
     `random.shuffle`): the same order and the same draws, so the law and the pinned moves
     stay the same."""
-    from cirulla.bots.playouts import _shuffle
+    from cirulla.bots.draws import shuffle
     from cirulla.cards import full_deck
 
     for seed in range(50):
         for n in (0, 1, 2, 3, 17, 40):
             ours, theirs = full_deck()[:n], full_deck()[:n]
             a, b = random.Random(seed), random.Random(seed)
-            _shuffle(a, ours)
+            shuffle(a, ours)
             b.shuffle(theirs)
             assert ours == theirs
             assert a.getrandbits(64) == b.getrandbits(64)

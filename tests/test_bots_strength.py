@@ -422,7 +422,9 @@ def test_campione_plays_the_averaged_cut_with_3000_iterations_and_the_old_ones_s
 def test_others_epsilon_gives_the_other_sides_the_policy_in_playouts() -> None:
     """others_epsilon=0 with epsilon=1: the bot's side plays at random, the others always
     the greedy policy (as greedy players do); the playout equals one played that way."""
-    from cirulla.bots.playouts import UNSEEN, _below, _policy_move, playout
+    from cirulla.bots.draws import below
+    from cirulla.bots.playouts import playout
+    from cirulla.bots.policies import UNSEEN, policy_move
 
     differs = 0
     for i, deal in enumerate(_positions()[:30:3]):
@@ -437,9 +439,9 @@ def test_others_epsilon_gives_the_other_sides_the_policy_in_playouts() -> None:
             if len(legal) > 1:
                 rng.random()
                 if mirror.side_of(mirror.to_move) == side:
-                    move = legal[_below(rng, len(legal))]
+                    move = legal[below(rng, len(legal))]
                 else:
-                    move = _policy_move(mirror, legal, UNSEEN, rng)
+                    move = policy_move(mirror, legal, UNSEEN, rng)
             else:
                 move = legal[0]
             mirror.play(move)
@@ -453,7 +455,7 @@ def test_others_epsilon_gives_the_other_sides_the_policy_in_playouts() -> None:
 def test_unseen_threats_are_every_value_the_others_and_the_deck_hold() -> None:
     """threats="unseen" reads the deck only until all ten values are in: the set must be
     the values of every card out of the mover's hand, at every point of a smazzata."""
-    from cirulla.bots.playouts import UNSEEN, _threats
+    from cirulla.bots.policies import UNSEEN, sweep_threats
 
     rng = random.Random(3)
     checked = short = 0
@@ -465,7 +467,7 @@ def test_unseen_threats_are_every_value_the_others_and_the_deck_hold() -> None:
                 assert seat is not None
                 others = [c for s in range(players) if s != seat for c in deal.hand(s)]
                 want = {c.value for c in others + list(deal._deck)}
-                assert _threats(deal, seat, UNSEEN, rng) == want
+                assert sweep_threats(deal, seat, UNSEEN, rng) == want
                 checked += 1
                 short += len(want) < 10
                 deal.play(deal.legal_moves()[0])
@@ -476,7 +478,8 @@ def test_expert_playouts_play_every_seat_as_the_expert_from_its_own_view() -> No
     """playout="expert" with epsilon 0: the playout is the smazzata the expert (difficile)
     finishes at every seat, each from its own view of the determinization; the greedy
     policy finishes some of them otherwise, and the option reaches the playouts."""
-    from cirulla.bots.playouts import UNSEEN, playout
+    from cirulla.bots.playouts import playout
+    from cirulla.bots.policies import UNSEEN
     from cirulla.bots.search import _expert_move
 
     expert = bots.get("expert")

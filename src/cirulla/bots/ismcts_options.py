@@ -12,7 +12,8 @@ from typing import Any, Final
 
 from .inference import MISSED_BONUS, MISSED_CAPTURE, MISSED_GREEDY, MISSED_SCOPA
 from .leafvalue import SOURCES
-from .playouts import DEFAULT_EPSILON, LOOKAHEAD, NEXT_HAND, SAMPLED, UNSEEN
+from .playouts import DEFAULT_EPSILON
+from .policies import LOOKAHEAD, NEXT_HAND, SAMPLED, UNSEEN
 
 #: How the playouts judge sweep risks (`threats` option): the next player's cards in
 #: the determinization, every card the mover cannot see, or a draw from those.

@@ -1,5 +1,6 @@
-"""The search bots' hot loop: playouts, their greedy policy, the UCB tree search and
-the PIMC sampling loop (the bot classes in search.py only set them up).
+"""The search bots' hot loop: playouts, the UCB tree search and the PIMC sampling loop
+(the bot classes in search.py only set them up; the playouts' move policies are in
+policies.py).
 
 Kept apart from the bot classes so that the compiled build compiles it with mypyc
 (setup.py): a compiled class cannot inherit from `Bot`, which stays plain Python.
@@ -16,21 +17,16 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from ..captures import captures_by_value
-from ..cards import Card
 from ..deal import Deal
 from ..moves import Move
 from .base import Budget
-from .evaluate import CARD_WEIGHT, SCOPA, greedy_score, live_adjustment, set_holdings, touches_set
+from .draws import below
 from .leafvalue import LeafValue
+from .policies import NEXT_HAND, policy_move, softmax_move
 
 __all__ = [
     "DEFAULT_EPSILON",
-    "LOOKAHEAD",
-    "NEXT_HAND",
     "REWARD_SCALE",
-    "SAMPLED",
-    "UNSEEN",
     "Clock",
     "cut_playout",
     "most_visited",
@@ -43,209 +39,6 @@ __all__ = [
 
 DEFAULT_EPSILON: Final = 0.3
 REWARD_SCALE: Final = 10.0  # points per smazzata that count as one unit for UCB
-
-
-def _below(rng: random.Random, n: int) -> int:
-    """`rng.randrange(n)` for n >= 1, drawing exactly what it draws (`Random._randbelow`:
-    getrandbits of n's bit length until one falls below n), without its Python layers."""
-    k = n.bit_length()
-    r = rng.getrandbits(k)
-    while r >= n:
-        r = rng.getrandbits(k)
-    return r
-
-
-def _shuffle(rng: random.Random, items: list[Card]) -> None:
-    """`rng.shuffle(items)`, drawing exactly what it draws (from the last place down,
-    each a `_randbelow` of its place + 1), without its Python layers."""
-    i = len(items) - 1
-    while i > 0:
-        j = _below(rng, i + 1)
-        items[i], items[j] = items[j], items[i]
-        i -= 1
-
-
-#: How the playouts' greedy policy judges sweep risks (`threats`).
-NEXT_HAND: Final = 0  # the next player's cards in this determinization
-UNSEEN: Final = 1  # every card in the others' hands and the deck, as the greedy bot judges
-SAMPLED: Final = 2  # as many cards as the next player holds, drawn from those
-LOOKAHEAD: Final = 3  # no risk term: the next player's best reply, from its real cards
-#: Added to a mode: the greedy policy also weighs grande and piccola cards by whether
-#: their set is still alive (`live_adjustment`; LOOKAHEAD and the softmax do not read it).
-LIVE: Final = 8
-
-
-def _threats(deal: Deal, seat: int, mode: int, rng: random.Random) -> set[int]:
-    """The values that might sweep what `seat` leaves (see NEXT_HAND, UNSEEN, SAMPLED)."""
-    nxt = deal._hands[deal._next_seat[seat]]
-    if mode == NEXT_HAND:
-        return {c.value for c in nxt}
-    if mode == UNSEEN:
-        # the set alone, and the deck read only until every value is in it
-        unseen: set[int] = set()
-        for other, hand in enumerate(deal._hands):
-            if other != seat:
-                for c in hand:
-                    unseen.add(c.value)
-        for c in deal._deck:
-            if len(unseen) == 10:
-                break
-            unseen.add(c.value)
-        return unseen
-    pool: list[int] = []
-    for other, hand in enumerate(deal._hands):
-        if other != seat:
-            for c in hand:
-                pool.append(c.value)
-    for c in deal._deck:
-        pool.append(c.value)
-    threats: set[int] = set()
-    n = len(pool)
-    for i in range(min(len(nxt), n)):  # a partial shuffle: the first k of a random order
-        j = i + _below(rng, n - i)
-        pool[i], pool[j] = pool[j], pool[i]
-        threats.add(pool[i])
-    return threats
-
-
-def _policy_move(
-    deal: Deal, legal: list[Move], mode: int = NEXT_HAND, rng: random.Random | None = None
-) -> Move:
-    """The playouts' greedy choice (greedy's own score), declaring when it can; the sweep
-    risk judged as `mode` says (`rng` draws the SAMPLED cards; with LIVE added, the sets
-    read live)."""
-    seat = deal.to_move
-    assert seat is not None
-    live = mode >= LIVE
-    if live:
-        mode -= LIVE
-    if mode == LOOKAHEAD:
-        return _lookahead_move(deal, legal, seat)
-    threats = _judged_threats(deal, seat, mode, rng)
-    values = deal._tkey
-    table = deal._table
-    last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
-    best = legal[0]
-    best_score = -1e9
-    holdings: tuple[list[int], list[int]] | None = None
-    for move in legal:
-        if move.kind != "play":
-            if move.kind == "declare":
-                return move
-            continue
-        score = greedy_score(move, values, table, threats, last)
-        if live and touches_set(move):
-            if holdings is None:  # the piles counted once a decision
-                holdings = set_holdings(deal._piles, deal._side[seat])
-            score += live_adjustment(move, deal._piles, deal._side[seat], holdings)
-        if score > best_score:
-            best, best_score = move, score
-    return best
-
-
-def _judged_threats(deal: Deal, seat: int, mode: int, rng: random.Random | None) -> set[int]:
-    """The values greedy fears to leave a sweep to, as `mode` judges them (not LOOKAHEAD)."""
-    if mode == NEXT_HAND:
-        return {c.value for c in deal._hands[deal._next_seat[seat]]}
-    assert rng is not None
-    return _threats(deal, seat, mode, rng)
-
-
-def _softmax_move(
-    deal: Deal, legal: list[Move], beta: float, mode: int, rng: random.Random
-) -> Move:
-    """A play drawn with probability proportional to exp(beta * greedy's score): the
-    model fitted to the searchers' own plays (benchmarks/policy_fit.py), where the policy
-    plays greedy's best; declaring when it can, as the policy does. LOOKAHEAD judges by
-    the policy (the fit used greedy's own score); LIVE is not read (the fit did not)."""
-    seat = deal.to_move
-    assert seat is not None
-    if mode >= LIVE:
-        mode -= LIVE
-    if mode == LOOKAHEAD:
-        return _lookahead_move(deal, legal, seat)
-    threats = _judged_threats(deal, seat, mode, rng)
-    values = deal._tkey
-    table = deal._table
-    last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
-    plays: list[Move] = []
-    scores: list[float] = []
-    for move in legal:
-        if move.kind != "play":
-            if move.kind == "declare":
-                return move
-            continue
-        plays.append(move)
-        scores.append(greedy_score(move, values, table, threats, last))
-    if not plays:
-        return legal[0]
-    top = max(scores)
-    weights = [math.exp(beta * (x - top)) for x in scores]
-    pick = rng.random() * sum(weights)
-    for move, w in zip(plays, weights, strict=True):
-        pick -= w
-        if pick < 0.0:
-            return move
-    return plays[-1]
-
-
-def _lookahead_move(deal: Deal, legal: list[Move], seat: int) -> Move:
-    """Greedy's score without its sweep-risk guess, minus the best the next player can
-    take from the table left (its cards in this determinization; a sweep a point)."""
-    nxt = deal._hands[deal._next_seat[seat]]
-    table = deal._table
-    values = deal._tkey
-    last = deal.deck_left == 0 and deal._stage_plays + 1 == deal._stage_len
-    reply_last = deal.deck_left == 0 and deal._stage_plays + 2 == deal._stage_len
-    none: set[int] = set()
-    best = legal[0]
-    best_score = -1e9
-    for move in legal:
-        if move.kind != "play":
-            if move.kind == "declare":
-                return move
-            continue
-        score = greedy_score(move, values, table, none, last)
-        card = move.card
-        assert card is not None
-        if not last and nxt:
-            captured = move.captured
-            left_cards: list[Card] = []
-            left_values: list[int] = []
-            for i, c in enumerate(table):
-                if c not in captured:
-                    left_cards.append(c)
-                    left_values.append(values[i])
-            if not captured:
-                left_cards.append(card)
-                left_values.append(card.value)
-            if left_cards:
-                score -= _best_reply(deal, left_cards, tuple(left_values), nxt, reply_last)
-        if score > best_score:
-            best, best_score = move, score
-    return best
-
-
-def _best_reply(
-    deal: Deal, cards: list[Card], values: tuple[int, ...], hand: list[Card], last: bool
-) -> float:
-    """What the best capture of one of `hand` on this table is worth (evaluate's weights)."""
-    caps = captures_by_value(values, deal._scopa, deal._ace_choice)
-    full = (1 << len(cards)) - 1
-    best = 0.0
-    for card in hand:
-        for mask in caps[card.value]:
-            gain = CARD_WEIGHT[card.id]
-            m = mask
-            while m:
-                low = m & -m
-                gain += CARD_WEIGHT[cards[low.bit_length() - 1].id]
-                m ^= low
-            if mask == full and not last:
-                gain += SCOPA
-            if gain > best:
-                best = gain
-    return best
 
 
 def playout(
@@ -282,10 +75,10 @@ def _playout_move(
     if rng.random() < (
         epsilon if others_epsilon < 0.0 or deal.side_of(deal.to_move) == side else others_epsilon
     ):
-        return legal[_below(rng, len(legal))]
+        return legal[below(rng, len(legal))]
     if policy is not None:
         return policy(deal)
-    return _policy_move(deal, legal, threats, rng)
+    return policy_move(deal, legal, threats, rng)
 
 
 def cut_playout(
@@ -408,7 +201,7 @@ def ucb_visits(
     and the playouts. `policy`: the playouts' policy in place of the greedy one
     (`playout`). `others_beta` (if > 0,
     with `others_policy`): the other sides' moves in the tree drawn by a softmax of
-    greedy's scores at that beta (`_softmax_move`), not greedy's best. `others_threats`
+    greedy's scores at that beta (`softmax_move`), not greedy's best. `others_threats`
     (if >= 0, with `others_policy`): how the other sides' tree moves judge sweep risks,
     in place of `threats` (LOOKAHEAD: their best reply to the next player's cards).
     `leaf` (two sides only): each playout stops at the end of its stage and `leaf`
@@ -433,12 +226,12 @@ def ucb_visits(
                     move = moves[0]
                 elif rng.random() >= other_eps:
                     move = (
-                        _softmax_move(deal, moves, others_beta, other_mode, rng)
+                        softmax_move(deal, moves, others_beta, other_mode, rng)
                         if others_beta > 0.0
-                        else _policy_move(deal, moves, other_mode, rng)
+                        else policy_move(deal, moves, other_mode, rng)
                     )
                 else:
-                    move = moves[_below(rng, len(moves))]
+                    move = moves[below(rng, len(moves))]
                 entry = children.get(move.key)
                 deal.play(move)
                 if entry is None:
@@ -461,9 +254,9 @@ def ucb_visits(
                 if bias is not None and node is root:
                     move = max(untried, key=lambda m: bias.get(m.key, -1.0))
                 elif expand_policy and len(untried) > 1 and rng.random() >= epsilon:
-                    move = _policy_move(deal, untried, threats, rng)
+                    move = policy_move(deal, untried, threats, rng)
                 else:
-                    move = untried[_below(rng, len(untried))]
+                    move = untried[below(rng, len(untried))]
                 child = _Node()
                 child.avail = 1
                 children[move.key] = (move, child)

@@ -25,8 +25,8 @@ from typing import Final
 from ..cards import Card
 from ..deal import Deal
 from ..views import visible_hands
+from .draws import below, shuffle
 from .inference import PlayEvidence
-from .playouts import _below, _shuffle
 
 __all__ = ["BURN_IN", "STEPS", "PosteriorSampler", "RejectionSampler"]
 
@@ -97,7 +97,7 @@ class RejectionSampler:
             at = 0
             for s, size in zip(self._hidden, self._size, strict=True):
                 for i in range(at, at + size):
-                    j = i + _below(rng, n - i)
+                    j = i + below(rng, n - i)
                     pool[i], pool[j] = pool[j], pool[i]
                 hands[s] = declared[s] + pool[at : at + size]
                 at += size
@@ -116,7 +116,7 @@ class RejectionSampler:
             free[s] = pool[at : at + size]
             at += size
         deck = pool[at:]
-        _shuffle(self._rng, deck)
+        shuffle(self._rng, deck)
         deal = self._base.copy()
         deal.assign_unseen(self._seat, free, deck)
         return deal
@@ -173,7 +173,7 @@ class PosteriorSampler:
         for _ in range(self._steps):
             self._step()
         deck = list(self._deck)
-        _shuffle(self._rng, deck)
+        shuffle(self._rng, deck)
         deal = self._base.copy()
         deal.assign_unseen(self._seat, {s: list(f) for s, f in self._free.items()}, deck)
         return deal

@@ -32,7 +32,6 @@ from .ismcts_options import THREATS, IsmctsOptions
 from .leafvalue import LeafValue, leaf_model
 from .playouts import (
     DEFAULT_EPSILON,
-    LIVE,
     REWARD_SCALE,
     Clock,
     most_visited,
@@ -42,6 +41,7 @@ from .playouts import (
     ucb_search,
     ucb_visits,
 )
+from .policies import LIVE
 from .posterior import PosteriorSampler, RejectionSampler
 from .rootpool import search_in_parallel
 
