@@ -42,8 +42,8 @@ SWEEP_RISK: Final = 1.5
 # run) go whole to one side or to none: once both sides hold one of a set, its other
 # cards carry nothing of it; while only one side does, they are worth more to either
 # side, to finish it or to kill it. _SET_OF: each set card's set (0 grande, 1 piccola).
-GRANDE_IDS: Final = (7, 8, 9)  # J Q K of diamonds, by card id
-PICCOLA_IDS: Final = (0, 1, 2)  # A 2 3 of diamonds
+GRANDE_IDS: Final = tuple(Card.parse(r + "D").id for r in "JQK")  # by card id
+PICCOLA_IDS: Final = tuple(Card.parse(r + "D").id for r in "A23")
 _SET_OF: Final = {**dict.fromkeys(GRANDE_IDS, 0), **dict.fromkeys(PICCOLA_IDS, 1)}
 # The float tuples are not Final: mypyc (2.4) raises NameError ("value for final name
 # was not set") where a function reads a Final tuple of float literals.

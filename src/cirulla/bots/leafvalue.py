@@ -97,10 +97,7 @@ LIFE: Final = (
     "cards_one_short",
     "denari_one_short",
 )
-#: Card ids (suit times ten plus rank) of the denari's J, Q, K and A, 2, 3; the run's
-#: cards from the ace up.
-_GRANDE_IDS: Final = GRANDE_IDS
-_PICCOLA_IDS: Final = PICCOLA_IDS
+#: Card ids (suit times ten plus rank) of the piccola's run, from the ace of denari up.
 _RUN_IDS: Final = (0, 1, 2, 3, 4, 5, 6)
 
 
@@ -194,7 +191,7 @@ def life(deal: Deal) -> list[float]:
         if c.id < 10:
             denari_theirs += 1
     row: list[float] = []
-    for ids in (_GRANDE_IDS, _PICCOLA_IDS):
+    for ids in (GRANDE_IDS, PICCOLA_IDS):
         mine = _held(ours, ids)
         other = _held(theirs, ids)
         alive_ours = mine if other == 0 else 0

@@ -93,6 +93,7 @@ def policy_move(
     best = legal[0]
     best_score = -1e9
     holdings: tuple[list[int], list[int]] | None = None
+    side = deal._side[seat] if live else -1  # the mover's side, read by the live sets
     for move in legal:
         if move.kind != "play":
             if move.kind == "declare":
@@ -101,8 +102,8 @@ def policy_move(
         score = greedy_score(move, values, table, threats, last)
         if live and touches_set(move):
             if holdings is None:  # the piles counted once a decision
-                holdings = set_holdings(deal._piles, deal._side[seat])
-            score += live_adjustment(move, deal._piles, deal._side[seat], holdings)
+                holdings = set_holdings(deal._piles, side)
+            score += live_adjustment(move, deal._piles, side, holdings)
         if score > best_score:
             best, best_score = move, score
     return best
