@@ -64,12 +64,15 @@ def as_played(name: str, options: Mapping[str, Any], players: int) -> dict[str, 
     `cut_players` only says where the cut (`leaf="cut"`, `"cut_mean"`) applies, so a
     search that cuts elsewhere is the one without it; and a `cut_within` that leaves the
     value as many stages as the first cut does is the plain cut. `live_players` says the
-    same of `live`, and `live` off is the search without it."""
+    same of `live`, and `live` off is the search without it. `endgame` solves only at 2
+    players: elsewhere, or "off", the search without it."""
     out = dict(options)
     if name == "ismcts":
         counts = out.pop("live_players", None)
         if not out.get("live") or (counts is not None and players not in counts):
             out.pop("live", None)
+        if out.get("endgame", "off") == "off" or players != 2:
+            out.pop("endgame", None)
     if name == "ismcts" and out.get("leaf") in CUT_LEAVES:
         counts = out.pop("cut_players", None)
         if counts is not None and players not in counts:

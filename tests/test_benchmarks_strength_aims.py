@@ -200,3 +200,18 @@ def test_a_search_that_reads_the_sets_live_elsewhere_is_judged_as_the_one_withou
         "live": True,
         "live_players": [4],
     }
+
+
+def test_a_search_that_solves_the_last_stage_is_itself_at_2_players_only() -> None:
+    base = {"infer": True, "leaf": "cut_mean", "cut_within": 2}
+    solving = Side("ismcts", {**base, "endgame": "searchers"}, 3000)
+
+    def ran(options: dict[str, Any]) -> dict[str, Any]:
+        return {"name": "ismcts", "options": options, "budget": {"iterations": 3000}}
+
+    # at 4 players nothing is solved: its runs are the search's without the option
+    assert solving.matches(ran(base), 4) and solving.matches(ran({**base, "endgame": "off"}), 4)
+    assert not solving.matches(ran(base), 2)
+    assert not solving.matches(ran({**base, "endgame": "always"}), 2)
+    assert solving.matches(ran({**base, "endgame": "searchers"}), 2)
+    assert as_played("ismcts", {**base, "endgame": "off"}, 2) == base

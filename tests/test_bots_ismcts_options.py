@@ -50,6 +50,8 @@ from cirulla.bots.search import IsmctsBot
         ("softmax", "3,0.3"),
         ("live", 1),
         ("live", "true"),
+        ("endgame", True),
+        ("endgame", "on"),
     ],
 )
 def test_a_bad_option_is_a_value_error_that_names_it(name: str, bad: object) -> None:

@@ -79,6 +79,7 @@ class PlayEvidence:
         "_bonus",
         "_by_card",
         "_eps",
+        "_evidence",
         "_factors",
         "_missed",
         "_per_seat",
@@ -111,6 +112,8 @@ class PlayEvidence:
         self._missed = (missed_capture, missed_scopa, missed_bonus, missed_greedy)
         # Hidden seats whose past stages were played as a searcher plays (`searcher`).
         self._per_seat: dict[int, tuple[float, float, float, float]] = {}
+        # Per judged seat, the log-odds its finished stages give for "a searcher".
+        self._evidence: dict[int, float] = {}
         # `mixture`: each note's factor for a searcher too (in `_factors`' order), and
         # per hidden seat the chance, from its finished stages, that it is one.
         if mixture and searcher is None:
@@ -296,6 +299,7 @@ class PlayEvidence:
                 else:
                     clean += 1
             evidence = surprised * SEARCHER_SURPRISE - clean * SEARCHER_CLEAN
+            self._evidence[seat] = evidence
             if self._searcher is not None:  # even odds before any play, then Bayes
                 self._share[seat] = 1.0 / (1.0 + math.exp(-evidence))
             elif evidence > 0.0:
@@ -375,6 +379,11 @@ class PlayEvidence:
                         masks[card] = masks.get(card, 0) | (1 << bit)
                 index[mover] = (masks, [factor for _, factor in notes])
         return index
+
+    def searcher_odds(self, seat: int) -> float:
+        """The log-odds `seat`'s plays in the finished stages give for "a searcher" over
+        "a greedy player" (`_judge`; made with `searcher`); 0 where nothing was judged."""
+        return self._evidence.get(seat, 0.0)
 
     @property
     def informative(self) -> bool:

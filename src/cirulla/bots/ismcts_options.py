@@ -47,6 +47,10 @@ LEAVES: Final = ("playout", "cut", "cut_mean")
 #: The leaves that stop a playout at its stage's end (where `cut_players` applies;
 #: `cut_within` k lets it play on until the value has at most k stages left to score).
 CUT_LEAVES: Final = ("cut", "cut_mean")
+#: Where the last stage at 2 players is solved exactly (`endgame`): never, always, or
+#: against an opponent whose finished stages were played as a searcher plays (against
+#: a greedy player the search's model of one exploits it better).
+ENDGAMES: Final = ("off", "always", "searchers")
 
 
 def _is_number(x: object) -> bool:
@@ -101,6 +105,7 @@ class IsmctsOptions:
     value: str = "cheater"
     live: bool = False
     live_players: tuple[int, ...] | list[int] | None = None
+    endgame: str = "off"
 
     def __post_init__(self) -> None:
         self._check_search()
@@ -122,6 +127,8 @@ class IsmctsOptions:
             raise ValueError(f"threats must be one of {', '.join(THREATS)}, not {self.threats!r}")
         if not isinstance(self.live, bool):
             raise ValueError(f"live must be true or false, not {self.live!r}")
+        if not isinstance(self.endgame, str) or self.endgame not in ENDGAMES:
+            raise ValueError(f"endgame must be one of {', '.join(ENDGAMES)}, not {self.endgame!r}")
         self._check_live_players()
         if not isinstance(self.playout, str) or self.playout not in PLAYOUTS:
             raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")

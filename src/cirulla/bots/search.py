@@ -11,6 +11,7 @@ side for the smazzata, as the issue asks. The loops themselves are in playouts.p
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Final
@@ -19,6 +20,7 @@ from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
 from .base import Bot, Budget, OmniscientBot, SeatView, choose_move
+from .endgame import solvable, solve
 from .expert import ExpertBot, expert_opinion
 from .inference import (
     MISSED_BONUS,
@@ -26,6 +28,7 @@ from .inference import (
     MISSED_GREEDY,
     MISSED_SCOPA,
     SEARCHER_FACTORS,
+    SEARCHER_SURPRISE,
     PlayEvidence,
 )
 from .ismcts_options import THREATS, IsmctsOptions
@@ -45,6 +48,13 @@ from .policies import LIVE
 from .posterior import PosteriorSampler, RejectionSampler
 from .rootpool import search_in_parallel
 
+#: The log-odds for "a searcher" an opponent's finished stages must give before
+#: `endgame="searchers"` solves against it: more than one play surprising for a greedy
+#: player can give (`inference.SEARCHER_SURPRISE`): over 60 smazzate of campione
+#: against normale, normale's stages gave at most +0.54 and campione's more than 2.6 in
+#: 41; at 0, the solve played against normale now and then and lost to it there
+#: (docs/strength.md, 2026-12-07, a fifth).
+SEARCHER_ODDS: Final = SEARCHER_SURPRISE
 #: Draws a sample may take before the most plausible one so far is kept (`infer`).
 INFER_TRIES: Final = 20
 _EXPERT: Final = ExpertBot()
@@ -105,7 +115,11 @@ class IsmctsBot(Bot):
     "cheater_life" reads whether each grande and piccola can still be made too); `live`:
     the greedy policy of the playouts and of the others' tree moves weighs grande and
     piccola cards by whether their set can still be made (`evaluate.live_adjustment`), at
-    the player counts `live_players` names (all, when None)."""
+    the player counts `live_players` names (all, when None); `endgame`: at 2 players once
+    the deck is dealt out, where both players know every card, only the moves of best
+    exact worth are played (`endgame.solve`), the search choosing among equals: "always",
+    or "searchers", against an opponent whose finished stages were played as a searcher
+    plays (`SEARCHER_ODDS`), the search alone against a greedy one."""
 
     name = "ismcts"
 
@@ -142,6 +156,7 @@ class IsmctsBot(Bot):
         value: str = "cheater",
         live: bool = False,
         live_players: tuple[int, ...] | list[int] | None = None,
+        endgame: str = "off",
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -175,6 +190,7 @@ class IsmctsBot(Bot):
             value=value,
             live=live,
             live_players=live_players,
+            endgame=endgame,
         )
         self.checked = checked
         self.missed = checked.missed
@@ -212,11 +228,42 @@ class IsmctsBot(Bot):
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
+        solved = self.solved(view) if self.checked.endgame != "off" else None
+        if solved is not None and len(solved) == 1:
+            self.last_iterations = 0
+            return solved[0]
         if self.workers > 1:
-            return self._choose_parallel(view)
-        return most_visited(*self.root_visits(view))
+            legal, visits = self._parallel_visits(view)
+        else:
+            legal, visits = self.root_visits(view)
+        if solved is not None:  # the search breaks the exact worth's ties
+            keys = {m.key for m in solved}
+            pairs = [(m, v) for m, v in zip(legal, visits, strict=True) if m.key in keys]
+            if not pairs:
+                return solved[0]
+            legal, visits = [m for m, _ in pairs], [v for _, v in pairs]
+        return most_visited(legal, visits)
 
-    def _choose_parallel(self, view: SeatView) -> Move:
+    def solved(self, view: SeatView) -> list[Move] | None:
+        """Where every card is known to both players (2 players, the deck dealt out), the
+        legal moves of best exact worth (`endgame.solve`), in the legal moves' order;
+        None elsewhere, and (`endgame="searchers"`) against an opponent played as greedy."""
+        if view.players != 2 or view.deck_left:
+            return None
+        deal = determinize(view.raw, random.Random(0))  # one deal fits: no draw to make
+        if not solvable(deal):
+            return None
+        if self.checked.endgame == "searchers":
+            opp = 1 - view.seat
+            judged = PlayEvidence(deal, [opp], searcher=SEARCHER_FACTORS)
+            if judged.searcher_odds(opp) <= SEARCHER_ODDS:
+                return None
+        legal = view.legal
+        values = solve(deal, legal)
+        top = max(values)
+        return [m for m, v in zip(legal, values, strict=True) if v >= top]
+
+    def _parallel_visits(self, view: SeatView) -> tuple[list[Move], list[int]]:
         seeds = [self.rng.getrandbits(63) for _ in range(self.workers)]
         assert self.budget is not None
         results = search_in_parallel(view.raw, seeds, self.budget, self.options())
@@ -226,7 +273,7 @@ class IsmctsBot(Bot):
         for _, visits, _ in results:
             total = [t + max(v, 0) for t, v in zip(total, visits, strict=True)]
         self.last_iterations = sum(done for _, _, done in results)
-        return most_visited(legal, total)
+        return legal, total
 
     def root_visits(self, view: SeatView) -> tuple[list[Move], list[int]]:
         """The root moves the search considers and each one's visits (-1: never tried);

@@ -1,0 +1,160 @@
+"""The last stage at 2 players solved exactly (`bots.endgame`, `ismcts` option `endgame`;
+docs/strength.md, 2026-12-07, a fifth): with the deck dealt out each player's hand is
+every card the other has not seen, so the rest is a game of perfect information and
+its minimax over the score sheet (S1-S7, P7, P8) is its exact worth."""
+
+from __future__ import annotations
+
+import random
+
+from cirulla import Deal, Rules
+from cirulla.bots import Budget, get
+from cirulla.bots.base import SeatView, choose_move
+from cirulla.bots.endgame import MAX_CARDS, solvable, solve
+from cirulla.bots.levels import CAMPIONE_OPTIONS
+from cirulla.bots.search import IsmctsBot
+
+
+def _to_last_stage(seed: int, players: int = 2) -> Deal:
+    """A real deal played by greedy-ish random choices to where the deck is dealt out."""
+    rng = random.Random(seed)
+    deal = Deal(Rules.preset("cirulla"), players, seed % players, seed=seed)
+    while not deal.is_over and (deal.deck_left or deal.to_move is None):
+        legal = deal.legal_moves()
+        captures = [m for m in legal if m.captured]
+        deal.play(rng.choice(captures or legal))
+    return deal
+
+
+def _plain_minimax(deal: Deal, side: int) -> float:
+    """The same worth without pruning or move ordering: what alpha-beta must equal."""
+    if deal.is_over:
+        totals = deal.score().totals
+        return float(totals[side] - totals[1 - side])
+    mover = deal.to_move
+    assert mover is not None
+    values = []
+    for move in deal.legal_moves():
+        child = deal.copy()
+        child.play(move)
+        values.append(_plain_minimax(child, side))
+    return max(values) if deal.side_of(mover) == side else min(values)
+
+
+def _solvable_deals(count: int) -> list[Deal]:
+    deals = [_to_last_stage(seed) for seed in range(count)]
+    return [d for d in deals if not d.is_over and solvable(d)]
+
+
+def test_P8_the_solved_worth_of_every_move_is_the_plain_minimax_of_the_score_sheet() -> None:
+    deals = _solvable_deals(12)
+    assert len(deals) >= 10
+    for deal in deals:
+        legal = deal.legal_moves()
+        mover = deal.to_move
+        assert mover is not None
+        side = deal.side_of(mover)
+        values = solve(deal, legal)
+        for move, value in zip(legal, values, strict=True):
+            child = deal.copy()
+            child.play(move)
+            assert value == _plain_minimax(child, side)
+
+
+def test_the_solver_leaves_the_deal_it_is_given_as_it_was() -> None:
+    deal = _solvable_deals(3)[0]
+    before = (deal.view(0), deal.view(1), deal.legal_moves())
+    solve(deal, deal.legal_moves())
+    assert (deal.view(0), deal.view(1), deal.legal_moves()) == before
+
+
+def test_only_two_players_with_the_deck_dealt_out_are_solved() -> None:
+    deal = Deal(Rules.preset("cirulla"), 2, 0, seed=3)
+    assert not solvable(deal)  # the deck still holds cards
+    four = _to_last_stage(5, players=4)
+    assert not four.is_over and four.deck_left == 0 and not solvable(four)
+    last = _solvable_deals(2)[0]
+    assert sum(len(last.hand(s)) for s in (0, 1)) <= MAX_CARDS
+    while not last.is_over:
+        last.play(last.legal_moves()[0])
+    assert not solvable(last)
+
+
+def _bot(endgame: str, seed: int = 7) -> IsmctsBot:
+    options = {**CAMPIONE_OPTIONS, "endgame": endgame}
+    return IsmctsBot(seed=seed, budget=Budget(iterations=200), **options)
+
+
+def test_with_endgame_campione_never_plays_below_the_best_exact_worth() -> None:
+    checked = 0
+    for deal in _solvable_deals(10):
+        bot = _bot("always")
+        while not deal.is_over:
+            mover = deal.to_move
+            assert mover is not None
+            view = SeatView(deal.view(mover))
+            legal = view.legal
+            move = choose_move(bot, deal, mover)
+            if len(legal) > 1:
+                values = solve(deal, legal)
+                assert values[legal.index(move)] == max(values)
+                checked += 1
+            deal.play(move)
+    assert checked >= 20
+
+
+def test_before_the_deck_is_dealt_out_the_search_alone_plays() -> None:
+    # the same bot and seed play the same move when nothing is solved (the deck not out)
+    deal = Deal(Rules.preset("cirulla"), 2, 0, seed=11)
+    mover = deal.to_move
+    assert mover is not None
+    assert choose_move(_bot("always"), deal, mover) == choose_move(_bot("off"), deal, mover)
+    assert _bot("off").solved(SeatView(deal.view(mover))) is None
+    assert _bot("off").options()["endgame"] == "off"
+
+
+def test_the_seat_view_alone_gives_the_true_deal_s_best_moves() -> None:
+    # the bot solves the deal it rebuilds from the view: the true deal's best moves,
+    # whatever its seed
+    for deal in _solvable_deals(6):
+        mover = deal.to_move
+        assert mover is not None
+        view = SeatView(deal.view(mover))
+        first = _bot("always", seed=1).solved(view)
+        assert first is not None and first == _bot("always", seed=99).solved(view)
+        values = solve(deal, view.legal)
+        assert {m.key for m in first} == {
+            m.key for m, v in zip(view.legal, values, strict=True) if v == max(values)
+        }
+
+
+def _last_stage_against(opponent: str, seed: int) -> SeatView | None:
+    """Seat 0 (random captures first) against `opponent` at seat 1 ("greedy": normale's
+    policy; "random": a player who skips greedy's play as often as chance has it), to
+    seat 0's first choice once the deck is dealt out."""
+    rng = random.Random(seed)
+    deal = Deal(Rules.preset("cirulla"), 2, seed % 2, seed=seed)
+    greedy = get("greedy", seed=seed)
+    while not deal.is_over:
+        mover = deal.to_move
+        assert mover is not None
+        legal = deal.legal_moves()
+        if mover == 0 and solvable(deal) and len(legal) > 1:
+            return SeatView(deal.view(0))
+        if mover == 1 and opponent == "greedy":
+            deal.play(choose_move(greedy, deal, 1))
+        else:
+            deal.play(rng.choice([m for m in legal if m.captured] or legal))
+    return None
+
+
+def test_searchers_solves_against_a_player_who_skips_greedy_s_plays_only() -> None:
+    judged = {"greedy": 0, "random": 0}
+    for opponent in judged:
+        views = [_last_stage_against(opponent, seed) for seed in range(12)]
+        for view in [v for v in views if v is not None]:
+            assert _bot("always").solved(view) is not None
+            judged[opponent] += _bot("searchers").solved(view) is not None
+    # greedy's finished stages read as greedy: the search alone plays against it
+    assert judged["greedy"] == 0
+    assert judged["random"] >= 6
