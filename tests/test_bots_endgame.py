@@ -10,7 +10,8 @@ import random
 from cirulla import Deal, Rules
 from cirulla.bots import Budget, get
 from cirulla.bots.base import SeatView, choose_move
-from cirulla.bots.endgame import MAX_CARDS, solvable, solve
+from cirulla.bots.coach import advise
+from cirulla.bots.endgame import MAX_CARDS, solvable, solve, worth
 from cirulla.bots.levels import CAMPIONE_OPTIONS
 from cirulla.bots.search import IsmctsBot
 
@@ -54,11 +55,11 @@ def test_P8_the_solved_worth_of_every_move_is_the_plain_minimax_of_the_score_she
         mover = deal.to_move
         assert mover is not None
         side = deal.side_of(mover)
-        values = solve(deal, legal)
-        for move, value in zip(legal, values, strict=True):
+        outcomes = solve(deal, legal)
+        for move, totals in zip(legal, outcomes, strict=True):
             child = deal.copy()
             child.play(move)
-            assert value == _plain_minimax(child, side)
+            assert worth(totals, side) == _plain_minimax(child, side)
 
 
 def test_the_solver_leaves_the_deal_it_is_given_as_it_was() -> None:
@@ -96,7 +97,7 @@ def test_with_endgame_campione_never_plays_below_the_best_exact_worth() -> None:
             legal = view.legal
             move = choose_move(bot, deal, mover)
             if len(legal) > 1:
-                values = solve(deal, legal)
+                values = [worth(t, deal.side_of(mover)) for t in solve(deal, legal)]
                 assert values[legal.index(move)] == max(values)
                 checked += 1
             deal.play(move)
@@ -122,7 +123,7 @@ def test_the_seat_view_alone_gives_the_true_deal_s_best_moves() -> None:
         view = SeatView(deal.view(mover))
         first = _bot("always", seed=1).solved(view)
         assert first is not None and first == _bot("always", seed=99).solved(view)
-        values = solve(deal, view.legal)
+        values = [worth(t, view.side) for t in solve(deal, view.legal)]
         assert {m.key for m in first} == {
             m.key for m, v in zip(view.legal, values, strict=True) if v == max(values)
         }
@@ -158,3 +159,24 @@ def test_searchers_solves_against_a_player_who_skips_greedy_s_plays_only() -> No
     # greedy's finished stages read as greedy: the search alone plays against it
     assert judged["greedy"] == 0
     assert judged["random"] >= 6
+
+
+def test_the_coach_values_the_last_stage_by_its_exact_worth_whatever_its_seed() -> None:
+    for deal in _solvable_deals(6):
+        mover = deal.to_move
+        assert mover is not None
+        view = deal.view(mover)
+        advice = advise(view, samples=50, seed=3)
+        assert advice.exact and advice.samples == 1
+        assert advise(view, samples=5, seed=4) == advice
+        side = deal.side_of(mover)
+        legal = deal.legal_moves()
+        for move, totals in zip(legal, solve(deal, legal), strict=True):
+            assert advice.values[str(move)] == worth(totals, side)
+            assert advice.totals[str(move)] == totals
+    # before the deck is dealt out the coach still samples
+    fresh = Deal(Rules.preset("cirulla"), 2, 0, seed=11)
+    mover = fresh.to_move
+    assert mover is not None
+    sampled = advise(fresh.view(mover), samples=5, seed=3)
+    assert not sampled.exact and sampled.samples == 5

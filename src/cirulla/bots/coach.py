@@ -11,6 +11,10 @@ A move's value is the expected smazzata margin of the mover's side: its points m
 the mean of the other sides' points (the search bots' reward, in points). The best
 move has the highest value; a move's loss is the best value minus its own (>= 0).
 
+At 2 players, once the deck is dealt out, nothing is hidden: each hand is every card
+the other has not seen, and a move's value is exact, the minimax of the score sheet
+with both players at their best (`endgame.solve`), not a playout's greedy replies.
+
 The coach reads a view and never a `Deal`, so it cannot see a hidden card: two deals
 that show a seat the same view get the same advice (tests/test_coach.py).
 """
@@ -29,6 +33,7 @@ from ..game import Game
 from ..moves import Move, parse_move
 from ..record import RECORD_FORMAT, replay_game
 from .base import SeatView
+from .endgame import solvable, solve, worth
 from .playouts import playout
 
 __all__ = [
@@ -78,13 +83,15 @@ def classify(loss: float) -> str:
 class Advice:
     """The coach's estimate for one position: `values[move]` is the move's expected
     margin for the mover's side, `totals[move]` each side's expected points for the
-    smazzata after it (move texts are the canonical notation of `legal_moves`)."""
+    smazzata after it (move texts are the canonical notation of `legal_moves`); `exact`
+    when they are the rest's minimax, not an average over `samples` draws."""
 
     seat: int
     side: int
     values: dict[str, float]
     totals: dict[str, list[float]]
     samples: int
+    exact: bool = False  # solved (2 players, the deck dealt out), not sampled
 
     @property
     def best(self) -> str:
@@ -115,6 +122,7 @@ class Advice:
             "values": {m: round(v, 3) for m, v in self.values.items()},
             "totals": {m: [round(x, 3) for x in t] for m, t in self.totals.items()},
             "samples": self.samples,
+            "exact": self.exact,
         }
 
 
@@ -138,7 +146,9 @@ def advise(
     between draws, so every move is always judged on the same draws), but at least
     `least` draws whatever the clock says (on a slow or busy machine a few draws would
     be a coin toss). With `samples` binding, the result is a function of the view and
-    `seed`.
+    `seed`. At 2 players once the deck is dealt out every card is known to both, and
+    the values are exact: the minimax of the rest (`endgame.solve`), on the one deal
+    that fits the view (`samples` 1), not playouts that reply as greedy would.
     ValueError for a spectator's view, a finished smazzata or another seat's turn.
     """
     seat_view = view if isinstance(view, SeatView) else SeatView(view)
@@ -157,6 +167,22 @@ def advise(
         raise ValueError("the coach advises the seat to move, in a smazzata not over")
     legal = seat_view.legal
     seat, side = seat_view.seat, seat_view.side
+    if seat_view.players == 2 and not seat_view.deck_left:
+        known = determinize(raw, random.Random(0))  # one deal fits: every card is known
+        if solvable(known):
+            outcomes = solve(known, legal)
+            return Advice(
+                seat=seat,
+                side=side,
+                values={
+                    str(m): float(worth(o, side)) for m, o in zip(legal, outcomes, strict=True)
+                },
+                totals={
+                    str(m): [float(x) for x in o] for m, o in zip(legal, outcomes, strict=True)
+                },
+                samples=1,
+                exact=True,
+            )
     rng = random.Random(seed)
     base = determinize(raw, rng)
     texts = [str(m) for m in legal]
@@ -279,6 +305,7 @@ def analyse_position(
             round(b + t, 3) for b, t in zip(pos.before, advice.totals[played], strict=True)
         ],
         "samples": advice.samples,
+        "exact": advice.exact,
     }
 
 

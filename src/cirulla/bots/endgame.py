@@ -19,7 +19,7 @@ from typing import Final
 from ..deal import Deal
 from ..moves import Move
 
-__all__ = ["MAX_CARDS", "solvable", "solve"]
+__all__ = ["MAX_CARDS", "solvable", "solve", "worth"]
 
 #: The most cards left in both hands the solver takes on (a last mano of 3 each, and
 #: whatever declarations it opens with); more would be a search, not a solve.
@@ -34,46 +34,46 @@ def solvable(deal: Deal) -> bool:
     return sum(len(deal.hand(s)) for s in range(2)) <= MAX_CARDS
 
 
-def _margin(deal: Deal, side: int) -> float:
-    totals = deal.score().totals
-    return float(totals[side] - totals[1 - side])
-
-
 def _ordered(moves: list[Move]) -> list[Move]:
     """Captures first (they cut more often), the engine's order otherwise."""
     return sorted(moves, key=lambda m: not m.captured)
 
 
-def _value(deal: Deal, side: int, alpha: float, beta: float) -> float:
-    """`side`'s points less the other's under best play by both, within (alpha, beta)."""
+def _line(deal: Deal, side: int, alpha: float, beta: float) -> tuple[float, list[int]]:
+    """`side`'s points less the other's under best play by both, within (alpha, beta),
+    and both sides' points at the end of that line. Inside the window both are exact;
+    outside it the value is a bound and no better move is taken for it."""
     if deal.is_over:
-        return _margin(deal, side)
+        totals = deal.score().totals
+        return float(totals[side] - totals[1 - side]), totals
     mover = deal.to_move
     assert mover is not None
     maximizing = deal.side_of(mover) == side
     best = -1e9 if maximizing else 1e9
+    best_totals: list[int] = []
     for move in _ordered(deal.legal_moves()):
         child = deal.copy()
         child.play(move)
-        value = _value(child, side, alpha, beta)
+        value, totals = _line(child, side, alpha, beta)
         if maximizing:
             if value > best:
-                best = value
+                best, best_totals = value, totals
             if best > alpha:
                 alpha = best
         else:
             if value < best:
-                best = value
+                best, best_totals = value, totals
             if best < beta:
                 beta = best
         if alpha >= beta:
             break
-    return best
+    return best, best_totals
 
 
-def solve(deal: Deal, legal: list[Move]) -> list[float]:
-    """Each of `legal`'s exact worth to the side to move: its points less the other's
-    at the smazzata's end, both playing their best after it (`solvable` must hold)."""
+def solve(deal: Deal, legal: list[Move]) -> list[list[int]]:
+    """Each of `legal`'s exact outcome: both sides' points at the smazzata's end, both
+    playing their best after it (`solvable` must hold). Its worth to the side to move
+    is its points less the other's."""
     mover = deal.to_move
     assert mover is not None and solvable(deal)
     side = deal.side_of(mover)
@@ -81,5 +81,10 @@ def solve(deal: Deal, legal: list[Move]) -> list[float]:
     for move in legal:
         child = deal.copy()
         child.play(move)
-        out.append(_value(child, side, -1e9, 1e9))
+        out.append(_line(child, side, -1e9, 1e9)[1])
     return out
+
+
+def worth(totals: list[int], side: int) -> int:
+    """An outcome's worth to `side`: its points less the other side's."""
+    return totals[side] - totals[1 - side]

@@ -20,7 +20,7 @@ from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
 from .base import Bot, Budget, OmniscientBot, SeatView, choose_move
-from .endgame import solvable, solve
+from .endgame import solvable, solve, worth
 from .expert import ExpertBot, expert_opinion
 from .inference import (
     MISSED_BONUS,
@@ -259,7 +259,7 @@ class IsmctsBot(Bot):
             if judged.searcher_odds(opp) <= SEARCHER_ODDS:
                 return None
         legal = view.legal
-        values = solve(deal, legal)
+        values = [worth(totals, view.side) for totals in solve(deal, legal)]
         top = max(values)
         return [m for m, v in zip(legal, values, strict=True) if v >= top]
 
