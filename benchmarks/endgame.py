@@ -6,13 +6,13 @@
 Once the deck is dealt out at 2 players every card is known to both, and the
 `endgame` option of `ismcts` plays only the moves of best exact worth there
 (`bots.endgame.solve`), its search breaking ties ("always"; "searchers": only against
-an opponent whose finished stages look like a searcher's). A whole-smazzata arena carries
-the noise of the five stages before it; this plays those stages once per deck
-(`--bot` and `--against`, seats alternating deck by deck, `arena.deck_seed`'s decks)
-and, from where the last stage is dealt, the rest twice for each seat: `--bot` with
-`--endgame` and without it (the same seed), `--against` as it is. It prints the paired
-gain a smazzata with its 95% interval, how often the bot without it played a move
-of less than the best exact worth, and what the solving took.
+an opponent whose finished stages look like a searcher's). A whole-smazzata arena
+carries the noise of the five stages before it; this plays those stages once per deck
+and seat (`--bot` at the seat, `--against` at the other, `arena.deck_seed`'s decks,
+the dealer alternating deck by deck) and, from where the last stage is dealt, the rest
+twice: `--bot` with `--endgame` and without it (the same seed), `--against` as it is.
+It prints the paired gain a smazzata with its 95% interval, how often the bot without
+it played a move of less than the best exact worth, and what the solving took.
 
 Levels play at their iterations with no time cap, so a run is the same on any machine.
 """
@@ -51,11 +51,12 @@ def player(name: str, seed: int, endgame: str | None = None) -> Bot:
     return get(level.bot, seed=seed, budget=uncapped, **options)
 
 
-def last_stage(bot: str, against: str, seed: int, index: int) -> Deal:
-    """Deck `index` played by `bot` and `against` (seats alternating by deck) to where
-    the last stage is dealt and every card is known."""
+def last_stage(bot: str, against: str, seed: int, index: int, seat: int) -> Deal:
+    """Deck `index` played by `bot` at `seat` and `against` at the other to where the
+    last stage is dealt and every card is known: the stages the `endgame` option's
+    "searchers" reads were played by the players who play the rest."""
     deal = Deal(Rules.preset("cirulla"), 2, index % 2, seed=deck_seed(seed, index))
-    names = (bot, against) if index % 2 == 0 else (against, bot)
+    names = (bot, against) if seat == 0 else (against, bot)
     bots = [player(names[s], derived_seed(seed, f"endgame:{names[s]}:{s}", index)) for s in (0, 1)]
     while not solvable(deal):
         seat = deal.to_move
@@ -99,10 +100,10 @@ def finish(
 
 def _position(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
     bot, against, endgame, seed, index = job
-    start = last_stage(bot, against, seed, index)
     out: dict[str, Any] = {"index": index, "gain": 0.0, "decisions": 0, "worse": 0}
     solving = []
     for seat in (0, 1):
+        start = last_stage(bot, against, seed, index, seat)
         play_seed = derived_seed(seed, "endgame:finish", index * 2 + seat)
         on, _, _, spent = finish(start, bot, against, seat, endgame, play_seed)
         off, decisions, worse, _ = finish(start, bot, against, seat, "off", play_seed)

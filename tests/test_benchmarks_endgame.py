@@ -35,13 +35,13 @@ def quick(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_positions_are_where_the_last_stage_is_dealt_and_the_same_for_a_seed() -> None:
-    start = bench.last_stage("campione", "normale", 5, 1)
+    start = bench.last_stage("campione", "normale", 5, 1, 0)
     assert solvable(start) and start.deck_left == 0
-    assert bench.last_stage("campione", "normale", 5, 1).view(0) == start.view(0)
+    assert bench.last_stage("campione", "normale", 5, 1, 0).view(0) == start.view(0)
 
 
 def test_with_the_solve_always_on_no_move_is_below_the_best_exact_worth() -> None:
-    start = bench.last_stage("campione", "normale", 5, 2)
+    start = bench.last_stage("campione", "normale", 5, 2, 0)
     margin, decisions, worse, seconds = bench.finish(start, "campione", "normale", 0, "always", 9)
     assert decisions >= 1 and worse == 0 and seconds > 0.0
     assert isinstance(margin, int)

@@ -17,6 +17,7 @@ from cirulla.bots.levels import (
     CAMPIONE_2026_11_27,
     CAMPIONE_2026_11_28,
     CAMPIONE_2026_12_06,
+    CAMPIONE_2026_12_06_AVERAGED,
     CAMPIONE_OPTIONS,
 )
 from cirulla.bots.rootpool import search_in_parallel, shutdown
@@ -391,21 +392,28 @@ def test_bad_search_options_are_value_errors(bad: dict[str, object]) -> None:
         bots.get("ismcts", **bad)
 
 
-def test_campione_plays_the_averaged_cut_with_3000_iterations_and_the_old_ones_stay() -> None:
-    """campione searches with CAMPIONE_OPTIONS (since 2026-12-06, a fourth: the search of
-    2026-11-27 with its playouts cut, the value averaged over the hands just dealt, and
-    at 2 players waiting until two stages are left), 3,000 iterations in at most a
-    second, maestro with the same options on several workers; the campione with the
-    cut at 4 players only, the one before the cut, the one with 1,500 iterations and the
-    one before that stay reachable."""
+def test_campione_plays_the_averaged_cut_and_the_solved_last_stage_and_the_old_ones_stay() -> None:
+    """campione searches with CAMPIONE_OPTIONS (since 2026-12-07, a fifth: the search of
+    2026-11-27 with its playouts cut, the value averaged over the hands just dealt, at
+    2 players waiting until two stages are left, and there the last stage solved
+    against searchers), 3,000 iterations in at most a second, maestro with the same
+    options on several workers; the campione without the solve, the one with the cut at
+    4 players only, the one before the cut, the one with 1,500 iterations and the one
+    before that stay reachable."""
     campione = level_bot("campione", seed=1)
     assert isinstance(campione, IsmctsBot)
     assert campione.options() == {**IsmctsBot().options(), **CAMPIONE_OPTIONS}
     assert (campione.options()["leaf"], campione.options()["cut_within"]) == ("cut_mean", 2)
+    assert campione.options()["endgame"] == "searchers"
     assert [campione.checked.cuts(n) for n in (2, 4)] == [True, True]
     assert campione.budget == Budget(3000, 1.0)
     assert LEVELS["maestro"].options == {**CAMPIONE_OPTIONS, "workers": 4}
-    whole = {k: v for k, v in CAMPIONE_OPTIONS.items() if k not in ("leaf", "cut_within")}
+    averaged = CAMPIONE_2026_12_06_AVERAGED
+    assert (averaged.bot, averaged.budget) == ("ismcts", Budget(3000, 1.0))
+    assert averaged.options == {k: v for k, v in CAMPIONE_OPTIONS.items() if k != "endgame"}
+    whole = {
+        k: v for k, v in CAMPIONE_OPTIONS.items() if k not in ("leaf", "cut_within", "endgame")
+    }
     cut = CAMPIONE_2026_12_06
     assert (cut.bot, cut.budget) == ("ismcts", Budget(3000, 1.0))
     assert cut.options == {**whole, "leaf": "cut", "cut_players": [4]}

@@ -53,17 +53,28 @@ _SEARCH_2026_12_06: Final[dict[str, Any]] = {
     "cut_players": [4],
 }
 
-#: campione's search since 2026-12-06, a fourth (docs/strength.md): the cut's value
-#: averaged over the hands it finds just dealt (`leaf="cut_mean"`), at 2 players too,
-#: where the playout runs on until the value has at most two stages left to score
-#: (`cut_within=2`; at 4 players, three stages, the first cut does that already):
-#: +0.15 (-0.00 .. +0.30) a smazzata head to head at 2 players over 2,000 decks (+0.36
-#: on the first 1,000 it played), and level with the cut at 4 (docs/strength.md,
-#: 2026-12-06, a fourth and a fifth).
-CAMPIONE_OPTIONS: Final[dict[str, Any]] = {
+#: campione's search from 2026-12-06, a fourth, to 2026-12-07, a fifth (docs/strength.md):
+#: the cut's value averaged over the hands it finds just dealt (`leaf="cut_mean"`), at 2
+#: players too, where the playout runs on until the value has at most two stages left
+#: to score (`cut_within=2`; at 4 players, three stages, the first cut does that
+#: already): +0.15 (-0.00 .. +0.30) a smazzata head to head at 2 players over 2,000
+#: decks (+0.36 on the first 1,000 it played), and level with the cut at 4
+#: (docs/strength.md, 2026-12-06, a fourth and a fifth).
+_SEARCH_2026_12_06_AVERAGED: Final[dict[str, Any]] = {
     **_SEARCH_2026_11_27,
     "leaf": "cut_mean",
     "cut_within": 2,
+}
+
+#: campione's search since 2026-12-07, a fifth: that one, and at 2 players, once the
+#: deck is dealt out and every card is known to both, only moves of best exact worth
+#: against an opponent whose finished stages were played as a searcher plays
+#: (`endgame="searchers"`, bots/endgame.py): +0.115 (+0.045 .. +0.185) a smazzata
+#: against campione on the same 200 last stages, the same moves against greedy players
+#: (docs/strength.md, 2026-12-07, a fifth). Nothing changes at 4 players.
+CAMPIONE_OPTIONS: Final[dict[str, Any]] = {
+    **_SEARCH_2026_12_06_AVERAGED,
+    "endgame": "searchers",
 }
 
 LEVELS: Final[dict[str, Level]] = {
@@ -124,6 +135,12 @@ CAMPIONE_2026_11_28: Final = replace(CAMPIONE_2026_11_27, budget=Budget(3000, 1.
 #: campione on 2026-12-06 until the averaged cut: the cut at 4 players (whole playouts at
 #: 2), not offered to players: what the averaged cut was measured against.
 CAMPIONE_2026_12_06: Final = replace(CAMPIONE_2026_11_28, options=_SEARCH_2026_12_06)
+
+#: campione from 2026-12-06, a fourth, to 2026-12-07, a fifth: the averaged cut without
+#: the solved last stage, not offered to players: what the solve was measured against.
+CAMPIONE_2026_12_06_AVERAGED: Final = replace(
+    CAMPIONE_2026_11_28, options=_SEARCH_2026_12_06_AVERAGED
+)
 
 
 def level_bot(level: str, seed: int = 0) -> Bot:
