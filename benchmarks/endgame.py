@@ -59,9 +59,9 @@ def last_stage(bot: str, against: str, seed: int, index: int, seat: int) -> Deal
     names = (bot, against) if seat == 0 else (against, bot)
     bots = [player(names[s], derived_seed(seed, f"endgame:{names[s]}:{s}", index)) for s in (0, 1)]
     while not solvable(deal):
-        seat = deal.to_move
-        assert seat is not None, "a 2-player smazzata always reaches its last stage"
-        deal.play(choose_move(bots[seat], deal, seat))
+        mover = deal.to_move
+        assert mover is not None, "a 2-player smazzata always reaches its last stage"
+        deal.play(choose_move(bots[mover], deal, mover))
     return deal
 
 
