@@ -33,7 +33,7 @@ from ..game import Game
 from ..moves import Move, parse_move
 from ..record import RECORD_FORMAT, replay_game
 from .base import SeatView
-from .endgame import solvable, solve, worth
+from .endgame import known_deal, solve, worth
 from .playouts import playout
 
 __all__ = [
@@ -167,22 +167,17 @@ def advise(
         raise ValueError("the coach advises the seat to move, in a smazzata not over")
     legal = seat_view.legal
     seat, side = seat_view.seat, seat_view.side
-    if seat_view.players == 2 and not seat_view.deck_left:
-        known = determinize(raw, random.Random(0))  # one deal fits: every card is known
-        if solvable(known):
-            outcomes = solve(known, legal)
-            return Advice(
-                seat=seat,
-                side=side,
-                values={
-                    str(m): float(worth(o, side)) for m, o in zip(legal, outcomes, strict=True)
-                },
-                totals={
-                    str(m): [float(x) for x in o] for m, o in zip(legal, outcomes, strict=True)
-                },
-                samples=1,
-                exact=True,
-            )
+    known = known_deal(seat_view)
+    if known is not None:  # every card known: the values are exact, no draw to make
+        outcomes = solve(known, legal)
+        return Advice(
+            seat=seat,
+            side=side,
+            values={str(m): float(worth(o, side)) for m, o in zip(legal, outcomes, strict=True)},
+            totals={str(m): [float(x) for x in o] for m, o in zip(legal, outcomes, strict=True)},
+            samples=1,
+            exact=True,
+        )
     rng = random.Random(seed)
     base = determinize(raw, rng)
     texts = [str(m) for m in legal]

@@ -14,12 +14,15 @@ positions.
 
 from __future__ import annotations
 
+import random
 from typing import Final
 
 from ..deal import Deal
+from ..determinize import determinize
 from ..moves import Move
+from .base import SeatView
 
-__all__ = ["MAX_CARDS", "solvable", "solve", "worth"]
+__all__ = ["MAX_CARDS", "known_deal", "solvable", "solve", "worth"]
 
 #: The most cards left in both hands the solver takes on (a last mano of 3 each, and
 #: whatever declarations it opens with); more would be a search, not a solve.
@@ -34,6 +37,15 @@ def solvable(deal: Deal) -> bool:
     return sum(len(deal.hand(s)) for s in range(2)) <= MAX_CARDS
 
 
+def known_deal(view: SeatView) -> Deal | None:
+    """The one deal that fits `view` where every card is known to both players and the
+    rest is `solvable`; None elsewhere. Built from the view alone: no draw to make."""
+    if view.players != 2 or view.deck_left:
+        return None
+    deal = determinize(view.raw, random.Random(0))
+    return deal if solvable(deal) else None
+
+
 def _ordered(moves: list[Move]) -> list[Move]:
     """Captures first (they cut more often), the engine's order otherwise."""
     return sorted(moves, key=lambda m: not m.captured)
@@ -45,7 +57,7 @@ def _line(deal: Deal, side: int, alpha: float, beta: float) -> tuple[float, list
     outside it the value is a bound and no better move is taken for it."""
     if deal.is_over:
         totals = deal.score().totals
-        return float(totals[side] - totals[1 - side]), totals
+        return float(worth(totals, side)), totals
     mover = deal.to_move
     assert mover is not None
     maximizing = deal.side_of(mover) == side

@@ -11,7 +11,6 @@ side for the smazzata, as the issue asks. The loops themselves are in playouts.p
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Final
@@ -20,7 +19,7 @@ from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
 from .base import Bot, Budget, OmniscientBot, SeatView, choose_move
-from .endgame import solvable, solve, worth
+from .endgame import known_deal, solve, worth
 from .expert import ExpertBot, expert_opinion
 from .inference import (
     MISSED_BONUS,
@@ -248,10 +247,8 @@ class IsmctsBot(Bot):
         """Where every card is known to both players (2 players, the deck dealt out), the
         legal moves of best exact worth (`endgame.solve`), in the legal moves' order;
         None elsewhere, and (`endgame="searchers"`) against an opponent played as greedy."""
-        if view.players != 2 or view.deck_left:
-            return None
-        deal = determinize(view.raw, random.Random(0))  # one deal fits: no draw to make
-        if not solvable(deal):
+        deal = known_deal(view)
+        if deal is None:
             return None
         if self.checked.endgame == "searchers":
             opp = 1 - view.seat
