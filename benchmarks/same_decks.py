@@ -10,7 +10,8 @@ difference:
         --b new_vs_normale_4p_s161*.json [--json out.json]
 
 It prints both margins and their paired difference (A minus B) with its 95% interval.
-Only the seeds that both have run are used.
+Only the seeds that both have run are used; runs against different opponents are
+refused, an opponent's budget counting only where it reads it (a searcher's).
 """
 
 from __future__ import annotations

@@ -26,14 +26,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from _report import write_json
+from cheater_share import SEARCHERS
 
 from cirulla.bots.ismcts_options import CUT_LEAVES
 from cirulla.bots.levels import CAMPIONE_2026_11_21, LEVELS, Level
 from cirulla.bots.stats import mean_estimate
 from cirulla.rules import Rules
 
-#: Bots whose budget is their strength; the others ignore it.
-SEARCHERS: Final = ("ismcts", "cheater", "pimc")
 #: Paired decks the issue asks for the share and head-to-head aims.
 DECKS_ASKED: Final = 2000
 

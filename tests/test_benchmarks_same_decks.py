@@ -38,3 +38,21 @@ def test_runs_of_other_matches_or_no_common_seed_are_refused(tmp_path: Path) -> 
     for bad in (tmp_path / "missing.json", broken):
         with pytest.raises(SystemExit, match="not a `cirulla arena --json` run"):
             compare([bad], [a])
+
+
+def test_greedy_pairs_whatever_budget_a_run_wrote_beside_it(tmp_path: Path) -> None:
+    # greedy ignores its budget, so runs that wrote different ones played the same decks
+    greedy = {"name": "greedy", "budget": {"iterations": 1, "seconds": None}}
+    a = run(tmp_path, "a", "ismcts", 1, [3.0, 4.0], b={**greedy, "budget": {"iterations": 3000}})
+    out = compare([a], [run(tmp_path, "b", "ismcts", 1, [1.0, 2.0], b=greedy)])
+    assert out["a_minus_b"]["mean"] == pytest.approx(2.0)
+    # a searcher's budget is its strength: those runs are not the same match
+    searcher = {"name": "ismcts", "budget": {"iterations": 1500}}
+    a = run(tmp_path, "a", "ismcts", 2, [3.0, 4.0], b=searcher)
+    stronger = {**searcher, "budget": {"iterations": 3000}}
+    with pytest.raises(SystemExit, match="'b'"):
+        compare([a], [run(tmp_path, "b", "ismcts", 2, [1.0, 2.0], b=stronger)])
+    # nor is greedy with other options
+    a = run(tmp_path, "a", "ismcts", 3, [3.0, 4.0], b={**greedy, "options": {"x": 1}})
+    with pytest.raises(SystemExit, match="'b'"):
+        compare([a], [run(tmp_path, "b", "ismcts", 3, [1.0, 2.0], b=greedy)])
