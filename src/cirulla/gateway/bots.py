@@ -30,8 +30,9 @@ from .accounts import check_name, public_user
 from .bot_auth import SCOPES, BotAuth, bot_store, new_bot_token, require_scope
 from .bot_stream import KEEPALIVE_SECONDS, BotStream, follow_table, streams_of
 from .errors import ApiError, error_body
+from .outages import INFRASTRUCTURE_ERRORS, UNAVAILABLE_MESSAGE, log_outage
+from .ratelimit import FloodBucket
 from .security import current_user, forget_user, token_hash
-from .socket import INFRASTRUCTURE_ERRORS, UNAVAILABLE_MESSAGE, _Bucket, log_outage
 
 __all__ = ["MAX_BOTS", "MAX_TOKENS", "router"]
 
@@ -306,15 +307,15 @@ async def stream(
     )
 
 
-def _bucket(request: Request, user_id: str) -> _Bucket:
+def _bucket(request: Request, user_id: str) -> FloodBucket:
     """The bot's flood bucket for HTTP commands: the socket's limits, per account."""
-    buckets: OrderedDict[str, _Bucket] | None = getattr(request.app.state, "bot_buckets", None)
+    buckets: OrderedDict[str, FloodBucket] | None = getattr(request.app.state, "bot_buckets", None)
     if buckets is None:
         buckets = request.app.state.bot_buckets = OrderedDict()
     bucket = buckets.pop(user_id, None)
     if bucket is None:
         settings = _settings(request)
-        bucket = _Bucket(settings.flood_per_second, settings.flood_burst)
+        bucket = FloodBucket(settings.flood_per_second, settings.flood_burst)
     buckets[user_id] = bucket
     while len(buckets) > _BUCKETS_KEPT:
         buckets.popitem(last=False)

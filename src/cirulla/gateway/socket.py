@@ -12,7 +12,8 @@ outage of the database or Redis, closes a socket with 1011: each command gets it
 one answer.
 
 The frames' encoding and the outbox are in gateway/frames.py, the answers remembered
-in gateway/actions.py; this module is the connection and its commands.
+in gateway/actions.py, outages in gateway/outages.py, the flood bucket in
+gateway/ratelimit.py; this module is the connection and its commands.
 """
 
 from __future__ import annotations
@@ -25,14 +26,11 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 import orjson
-import redis.exceptions
-import sqlalchemy.exc
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
-from ..bus import BusError
 from ..settings import Settings
-from ..store import UserRow, VersionConflict
+from ..store import UserRow
 from ..tables.manager import TableManager
 from ..tables.state import TableError
 from .actions import ActionMemory
@@ -40,10 +38,12 @@ from .bot_auth import bearer_token, identity_lookup, token_identity
 from .chat import chat_service
 from .connections import ABORT_KEY, Connections
 from .frames import Outbox, encode
+from .outages import INFRASTRUCTURE_ERRORS, UNAVAILABLE_MESSAGE, log_outage, log_seldom
 from .protocol import COMMAND
+from .ratelimit import FloodBucket
 from .security import SESSION_COOKIE, forget_user, token_hash, user_from_token
 
-__all__ = ["INFRASTRUCTURE_ERRORS", "TOO_SLOW", "router"]
+__all__ = ["TOO_SLOW", "router"]
 
 log = logging.getLogger("cirulla.socket")
 router = APIRouter()
@@ -56,49 +56,6 @@ TOO_SLOW: Final = 4001
 #: Seconds a closing socket may take to send its close frame; then it is dropped.
 CLOSE_SECONDS: Final = 10.0
 
-#: Failures of what the server stands on (database, disk, Redis, another node): the
-#: command is answered `unavailable`, nothing was applied, and it may be sent again.
-INFRASTRUCTURE_ERRORS: Final[tuple[type[BaseException], ...]] = (
-    OSError,  # a full or read-only disk, a refused connection, a timeout
-    sqlalchemy.exc.DBAPIError,  # the drivers' errors (asyncpg, sqlite3), wrapped
-    sqlalchemy.exc.TimeoutError,  # no connection free in the pool
-    sqlalchemy.exc.DisconnectionError,
-    redis.exceptions.RedisError,
-    BusError,
-    VersionConflict,  # the stored log moved on: the table must be read again
-)
-
-UNAVAILABLE_MESSAGE: Final = (
-    "the server cannot reach its storage just now: nothing was done, send it again in a few seconds"
-)
-
-
-# ---- logging without flooding the log -------------------------------------------------------
-_last_logged: dict[str, float] = {}
-
-
-def _log_seldom(key: str, every: float = 60.0) -> bool:
-    """True at most once every `every` seconds per key: what one client can make the
-    server log again and again is logged once a minute."""
-    now = time.monotonic()
-    if now - _last_logged.get(key, -every) < every:
-        return False
-    if len(_last_logged) > 1000:
-        _last_logged.clear()
-    _last_logged[key] = now
-    return True
-
-
-def _short(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0][:200] if lines else ''}"
-
-
-def log_outage(what: str, exc: BaseException) -> None:
-    """A failing database or Redis, in one line and at most once a minute per kind."""
-    if _log_seldom(f"outage:{type(exc).__name__}"):
-        log.warning("%s: unavailable (%s)", what, _short(exc))
-
 
 # ---- the handshake --------------------------------------------------------------------------
 def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> bool:
@@ -109,32 +66,6 @@ def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> 
     if "*" in settings.allowed_origins or origin in settings.allowed_origins:
         return True
     return host is not None and urlsplit(origin).netloc == host
-
-
-class _Bucket:
-    """Token bucket: `rate` commands a second on average, bursts up to `burst`.
-
-    By hand, not with the `limits` library of gateway/ratelimit.py, because that one
-    does not fit a check on every frame of every socket: its windows count whole
-    requests per whole seconds (`flood_per_second` is a float, and a burst over a
-    window is not a token bucket), and its in-memory storage sweeps every key from a
-    timer thread every 10 ms while hits come, under the GIL: with a key per socket,
-    about 1.4 ms a sweep at 2,000 sockets and 7.5 ms at 10,000, taken from the event
-    loop, against 0.3 us a frame here (6 us a hit there).
-    """
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, float(burst)
-        self.tokens, self.stamp = float(burst), time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
 
 # ---- one socket -----------------------------------------------------------------------------
@@ -166,7 +97,7 @@ class Connection:
         self._stop = asyncio.Event()
         self._sender: asyncio.Task[None] | None = None
         self._closer: asyncio.Task[None] | None = None
-        self.bucket = _Bucket(settings.flood_per_second, settings.flood_burst)
+        self.bucket = FloodBucket(settings.flood_per_second, settings.flood_burst)
         self.bad_frames = 0
         #: Set when the socket is closing (the close code), or gone (the peer left).
         self.closing: int | None = None
@@ -363,7 +294,7 @@ class Connection:
             )
             return
         except Exception:  # a bug: the client still gets its answer and keeps its socket
-            if _log_seldom(f"bug:{cmd.type}"):
+            if log_seldom(f"bug:{cmd.type}"):
                 log.exception("%s of %s failed", cmd.type, self.account.name)
             self.deliver(
                 {
