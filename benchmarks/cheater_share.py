@@ -56,10 +56,9 @@ def as_opponent(bot: dict[str, Any]) -> dict[str, Any]:
 
 def same_match(one: dict[str, Any], other: dict[str, Any], seed: int) -> None:
     """Refuse chunks that would not have played the same decks against the same side."""
-    b, c = one["config"], other["config"]
+    b, c = ({**x["config"], "b": as_opponent(x["config"]["b"])} for x in (one, other))
     for key in ("players", "pairs", "rules", "b"):
-        mine, theirs = (as_opponent(x[key]) if key == "b" else x[key] for x in (b, c))
-        if json.dumps(mine, sort_keys=True) != json.dumps(theirs, sort_keys=True):
+        if json.dumps(b[key], sort_keys=True) != json.dumps(c[key], sort_keys=True):
             raise SystemExit(f"seed {seed}: the runs differ in {key!r}: not the same match")
 
 

@@ -18,7 +18,7 @@ import sqlalchemy.exc
 from ..bus import BusError
 from ..store import VersionConflict
 
-__all__ = ["INFRASTRUCTURE_ERRORS", "UNAVAILABLE_MESSAGE", "log_outage", "log_seldom", "short"]
+__all__ = ["INFRASTRUCTURE_ERRORS", "UNAVAILABLE_MESSAGE", "log_outage", "log_seldom"]
 
 # the socket's logger: operators read one name for what its commands meet
 log = logging.getLogger("cirulla.socket")
@@ -56,7 +56,7 @@ def log_seldom(key: str, every: float = 60.0) -> bool:
     return True
 
 
-def short(exc: BaseException) -> str:
+def _short(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {lines[0][:200] if lines else ''}"
 
@@ -64,4 +64,4 @@ def short(exc: BaseException) -> str:
 def log_outage(what: str, exc: BaseException) -> None:
     """A failing database or Redis, in one line and at most once a minute per kind."""
     if log_seldom(f"outage:{type(exc).__name__}"):
-        log.warning("%s: unavailable (%s)", what, short(exc))
+        log.warning("%s: unavailable (%s)", what, _short(exc))
