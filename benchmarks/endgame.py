@@ -1,7 +1,7 @@
-"""What solving the last mano exactly is worth at 2 players (issue 16, `endgame`).
+"""What solving the last stages is worth at 2 players (issue 16, `endgame`).
 
     python benchmarks/endgame.py [--bot campione] [--against campione] [--positions 200]
-        [--endgame always] [--seed 17501] [--processes 1] [--json PATH]
+        [--endgame always] [--before sampled] [--seed 17501] [--processes 1] [--json PATH]
 
 Once the deck is dealt out at 2 players every card is known to both, and the
 `endgame` option of `ismcts` plays only the moves of best exact worth there
@@ -13,6 +13,11 @@ the dealer alternating deck by deck) and, from where the last stage is dealt, th
 twice: `--bot` with `--endgame` and without it (the same seed), `--against` as it is.
 It prints the paired gain a smazzata with its 95% interval, how often the bot without
 it played a move of less than the best exact worth, and what the solving took.
+`--pool A.json B.json ...` pools stored runs of one measure on different seeds.
+
+`--before` measures `endgame_before` the same way from where the stage before the last
+is dealt: the bot with it against the bot with `--endgame` alone (the last stage
+solved in both), and the time its moves of that stage took with and without.
 
 Levels play at their iterations with no time cap, so a run is the same on any machine.
 """
@@ -20,8 +25,10 @@ Levels play at their iterations with no time cap, so a run is the same on any ma
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from collections.abc import Mapping
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -33,32 +40,47 @@ from cirulla.bots import get
 from cirulla.bots.arena.config import deck_seed
 from cirulla.bots.base import Bot, Budget, SeatView, choose_move
 from cirulla.bots.endgame import solvable
-from cirulla.bots.ismcts_options import ENDGAMES
+from cirulla.bots.ismcts_options import ENDGAME_BEFORE, ENDGAMES
 from cirulla.bots.levels import LEVELS
 from cirulla.bots.search import SEARCHER_ODDS, IsmctsBot
 from cirulla.bots.stats import mean_estimate
 from cirulla.game import derived_seed
 
 
-def player(name: str, seed: int, endgame: str | None = None) -> Bot:
-    """A level at its iterations without a time cap; `endgame`, if given, set."""
+def player(name: str, seed: int, options: Mapping[str, Any] | None = None) -> Bot:
+    """A level at its iterations without a time cap; `options`, if given, set."""
     level = LEVELS[name]
     budget = level.budget
     uncapped = None if budget is None else Budget(iterations=budget.iterations)
-    options = dict(level.options)
-    if endgame is not None:
-        options["endgame"] = endgame
-    return get(level.bot, seed=seed, budget=uncapped, **options)
+    return get(level.bot, seed=seed, budget=uncapped, **{**level.options, **(options or {})})
 
 
-def last_stage(bot: str, against: str, seed: int, index: int, seat: int) -> Deal:
+def arms(endgame: str, before: str = "off") -> tuple[dict[str, Any], dict[str, Any]]:
+    """The bot's options with what is measured and without it: the last stage solved or
+    not; or (`before`) the stage before it played so or not, the last solved in both."""
+    if before == "off":
+        return {"endgame": endgame}, {"endgame": "off"}
+    return {"endgame": endgame, "endgame_before": before}, {"endgame": endgame}
+
+
+def reached(deal: Deal, before: str = "off") -> bool:
+    """Whether `deal` is where the measured stages begin: the last stage dealt and every
+    card known, or (`before`) the stage before it dealt."""
+    if before == "off":
+        return solvable(deal)
+    return deal.stage >= len(deal.stages) - 2
+
+
+def last_stage(
+    bot: str, against: str, seed: int, index: int, seat: int, before: str = "off"
+) -> Deal:
     """Deck `index` played by `bot` at `seat` and `against` at the other to where the
-    last stage is dealt and every card is known: the stages the `endgame` option's
-    "searchers" reads were played by the players who play the rest."""
+    measured stages begin (`reached`): the stages the `endgame` option's "searchers"
+    reads were played by the players who play the rest."""
     deal = Deal(Rules.preset("cirulla"), 2, index % 2, seed=deck_seed(seed, index))
     names = (bot, against) if seat == 0 else (against, bot)
     bots = [player(names[s], derived_seed(seed, f"endgame:{names[s]}:{s}", index)) for s in (0, 1)]
-    while not solvable(deal):
+    while not reached(deal, before):
         mover = deal.to_move
         assert mover is not None, "a 2-player smazzata always reaches its last stage"
         deal.play(choose_move(bots[mover], deal, mover))
@@ -66,18 +88,20 @@ def last_stage(bot: str, against: str, seed: int, index: int, seat: int) -> Deal
 
 
 def finish(
-    start: Deal, bot: str, against: str, seat: int, endgame: str, seed: int
-) -> tuple[int, int, int, float]:
-    """The rest of `start` with `bot` at `seat` (`endgame` as given) and `against` at
-    the other: `seat`'s side's margin, its decisions, how many of them were of less
-    than the best exact worth, and the seconds its solving took."""
+    start: Deal, bot: str, against: str, seat: int, options: Mapping[str, Any], seed: int
+) -> tuple[int, int, int, float, list[float]]:
+    """The rest of `start` with `bot` at `seat` (`options` set) and `against` at the
+    other: `seat`'s side's margin, its last-stage decisions, how many of them were of
+    less than the best exact worth, the seconds its solving took, and the seconds of
+    each of its decisions in the stage before the last."""
     deal = start.copy()
-    ours = player(bot, derived_seed(seed, "endgame:ours", seat), endgame)
+    ours = player(bot, derived_seed(seed, "endgame:ours", seat), options)
     theirs = player(against, derived_seed(seed, "endgame:theirs", seat))
-    judge = player(bot, 0, "always")
+    judge = player(bot, 0, {"endgame": "always"})
     assert isinstance(judge, IsmctsBot)
     decisions = worse = 0
     solving = 0.0
+    before_last: list[float] = []
     while not deal.is_over:
         mover = deal.to_move
         assert mover is not None
@@ -88,37 +112,55 @@ def finish(
         tick = time.perf_counter()
         best = judge.solved(view) if len(view.legal) > 1 else None
         solving += time.perf_counter() - tick
+        tick = time.perf_counter()
         move = ours.choose(view)
+        if view.stage == len(view.stages) - 2 and len(view.legal) > 1:
+            before_last.append(time.perf_counter() - tick)
         if best is not None:
             decisions += 1
             worse += move.key not in {m.key for m in best}
         deal.play(move)
     totals = deal.score().totals
     side = deal.side_of(seat)
-    return totals[side] - totals[1 - side], decisions, worse, solving
+    return totals[side] - totals[1 - side], decisions, worse, solving, before_last
 
 
-def _position(job: tuple[str, str, str, int, int]) -> dict[str, Any]:
-    bot, against, endgame, seed, index = job
+def _position(job: tuple[str, str, str, str, int, int]) -> dict[str, Any]:
+    bot, against, endgame, before, seed, index = job
     out: dict[str, Any] = {"index": index, "gain": 0.0, "decisions": 0, "worse": 0}
+    with_it, without = arms(endgame, before)
     solving = []
+    times: dict[str, list[float]] = {"on": [], "off": []}
     for seat in (0, 1):
-        start = last_stage(bot, against, seed, index, seat)
+        start = last_stage(bot, against, seed, index, seat, before)
         play_seed = derived_seed(seed, "endgame:finish", index * 2 + seat)
-        on, _, _, spent = finish(start, bot, against, seat, endgame, play_seed)
-        off, decisions, worse, _ = finish(start, bot, against, seat, "off", play_seed)
+        on, _, _, spent, times_on = finish(start, bot, against, seat, with_it, play_seed)
+        off, decisions, worse, _, times_off = finish(start, bot, against, seat, without, play_seed)
         out["gain"] += (on - off) / 2
         out["decisions"] += decisions
         out["worse"] += worse
         solving.append(spent / max(1, decisions))
+        times["on"] += times_on
+        times["off"] += times_off
     out["solve_seconds"] = sum(solving) / 2
+    out["before_last"] = times
     return out
 
 
+def _ms(seconds: list[float]) -> float | None:
+    return round(1000 * sum(seconds) / len(seconds), 1) if seconds else None
+
+
 def run(
-    bot: str, against: str, endgame: str, positions: int, seed: int, processes: int
+    bot: str,
+    against: str,
+    endgame: str,
+    positions: int,
+    seed: int,
+    processes: int,
+    before: str = "off",
 ) -> dict[str, Any]:
-    jobs = [(bot, against, endgame, seed, i) for i in range(positions)]
+    jobs = [(bot, against, endgame, before, seed, i) for i in range(positions)]
     if processes > 1:
         with Pool(processes) as pool:
             rows = pool.map(_position, jobs)
@@ -127,11 +169,14 @@ def run(
     gain = mean_estimate(r["gain"] for r in rows)
     decisions = sum(r["decisions"] for r in rows)
     worse = sum(r["worse"] for r in rows)
+    on = [t for r in rows for t in r["before_last"]["on"]]
+    off = [t for r in rows for t in r["before_last"]["off"]]
     return {
         "benchmark": "endgame",
         "bot": bot,
         "against": against,
         "endgame": endgame,
+        "before": before,
         "searcher_odds": SEARCHER_ODDS if endgame == "searchers" else None,
         "players": 2,
         "positions": positions,
@@ -143,8 +188,81 @@ def run(
         "decisions": decisions,
         "worse_without": worse,
         "solve_ms": round(1000 * sum(r["solve_seconds"] for r in rows) / len(rows), 2),
+        "before_last_ms": {"with": _ms(on), "without": _ms(off), "decisions": len(on)},
         "gains": [r["gain"] for r in rows],
     }
+
+
+def _before_of(result: Mapping[str, Any]) -> str:
+    # the first runs of endgame_before="sampled" wrote the option's first name
+    return str(result.get("before") or ("sampled" if result.get("stages") == 2 else "off"))
+
+
+def pool(results: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Runs of one measure (bot, opponent, options) on different seeds as one: the gain
+    over all their positions, the decisions and times summed or weighed by count.
+    ValueError for runs of different measures or a seed stored twice."""
+    keys = {(r["bot"], r["against"], r["endgame"], _before_of(r)) for r in results}
+    if len(keys) != 1:
+        raise ValueError(f"the runs measure different things: {sorted(keys)}")
+    seeds = [int(r["seed"]) for r in results]
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"a seed is stored twice: {seeds}")
+    bot, against, endgame, before = keys.pop()
+    gains = [float(g) for r in results for g in r["gains"]]
+    gain = mean_estimate(gains)
+    timed: dict[str, float | None] = {}
+    counted = [r["before_last_ms"] for r in results if "before_last_ms" in r]
+    count = sum(int(c["decisions"]) for c in counted)
+    for arm in ("with", "without"):
+        total = sum(float(c[arm]) * int(c["decisions"]) for c in counted if c[arm] is not None)
+        timed[arm] = round(total / count, 1) if count else None
+    decisions = sum(int(r["decisions"]) for r in results)
+    return {
+        "benchmark": "endgame",
+        "bot": bot,
+        "against": against,
+        "endgame": endgame,
+        "before": before,
+        "searcher_odds": results[0].get("searcher_odds"),
+        "players": 2,
+        "positions": len(gains),
+        "seeds": seeds,
+        "gain": {
+            "mean": round(gain.mean or 0.0, 3),
+            "ci95": [round(gain.low or 0.0, 3), round(gain.high or 0.0, 3)],
+        },
+        "decisions": decisions,
+        "worse_without": sum(int(r["worse_without"]) for r in results),
+        "solve_ms": round(
+            sum(float(r["solve_ms"]) * int(r["positions"]) for r in results) / len(gains), 2
+        ),
+        "before_last_ms": {**timed, "decisions": count},
+        "changed": sum(g != 0.0 for g in gains),
+        "gains": gains,
+    }
+
+
+def report(result: Mapping[str, Any]) -> None:
+    g = result["gain"]
+    share = result["worse_without"] / max(1, result["decisions"])
+    rows = [
+        ("positions", f"{result['positions']}, {sum(x != 0 for x in result['gains'])} changed"),
+        ("gain a smazzata", f"{g['mean']:+.3f} ({g['ci95'][0]:+.3f} .. {g['ci95'][1]:+.3f})"),
+        (
+            "moves below the best worth",
+            f"{result['worse_without']} of {result['decisions']} ({share:.1%})",
+        ),
+        ("solve time a decision", f"{result['solve_ms']:.2f} ms"),
+    ]
+    before = _before_of(result)
+    if before != "off":
+        ms = result["before_last_ms"]
+        took = f"{ms['with']} ms with, {ms['without']} ms without"
+        rows.append(("stage before the last, a move", took))
+    option = "" if before == "off" else f", endgame_before={before}"
+    who = f"{result['bot']} with endgame={result['endgame']}{option}"
+    print_rows(f"{who}, against {result['against']}, 2 players", rows, 40)
 
 
 def main() -> int:
@@ -153,29 +271,36 @@ def main() -> int:
     p.add_argument("--against", default="campione", choices=sorted(LEVELS))
     p.add_argument("--positions", type=int, default=200)
     p.add_argument("--endgame", default="always", choices=ENDGAMES[1:])
+    p.add_argument("--before", default="off", choices=ENDGAME_BEFORE)
     p.add_argument("--seed", type=int, default=17501)
     p.add_argument("--processes", type=int, default=1)
+    p.add_argument("--pool", type=Path, nargs="+", help="stored runs to pool, not a new run")
     p.add_argument("--json", type=Path)
     args = p.parse_args()
+    if args.pool:
+        try:
+            result = pool([json.loads(path.read_text()) for path in args.pool])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            p.error(f"cannot pool those runs: {exc}")
+        report(result)
+        write_json(result, args.json, said=True)
+        return 0
     if LEVELS[args.bot].bot != "ismcts":
         p.error("--bot must be a search level (endgame is an option of ismcts)")
     if args.positions < 2:
         p.error("--positions must be at least 2 (an interval needs two)")
     if not 1 <= args.processes <= 64:
         p.error("--processes must be from 1 to 64")
-    result = run(args.bot, args.against, args.endgame, args.positions, args.seed, args.processes)
-    g = result["gain"]
-    share = result["worse_without"] / max(1, result["decisions"])
-    rows = [
-        ("gain a smazzata", f"{g['mean']:+.3f} ({g['ci95'][0]:+.3f} .. {g['ci95'][1]:+.3f})"),
-        (
-            "moves below the best worth",
-            f"{result['worse_without']} of {result['decisions']} ({share:.1%})",
-        ),
-        ("solve time a decision", f"{result['solve_ms']:.2f} ms"),
-    ]
-    title = f"{args.bot} with endgame={args.endgame}, against {args.against}, 2 players"
-    print_rows(title, rows, 40)
+    result = run(
+        args.bot,
+        args.against,
+        args.endgame,
+        args.positions,
+        args.seed,
+        args.processes,
+        args.before,
+    )
+    report(result)
     write_json(result, args.json, said=True)
     return 0
 

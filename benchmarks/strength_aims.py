@@ -64,7 +64,8 @@ def as_played(name: str, options: Mapping[str, Any], players: int) -> dict[str, 
     search that cuts elsewhere is the one without it; and a `cut_within` that leaves the
     value as many stages as the first cut does is the plain cut. `live_players` says the
     same of `live`, and `live` off is the search without it. `endgame` solves only at 2
-    players: elsewhere, or "off", the search without it."""
+    players: elsewhere, or "off", the search without it (and its `endgame_before`
+    with it; "off" is the default)."""
     out = dict(options)
     if name == "ismcts":
         counts = out.pop("live_players", None)
@@ -72,6 +73,9 @@ def as_played(name: str, options: Mapping[str, Any], players: int) -> dict[str, 
             out.pop("live", None)
         if out.get("endgame", "off") == "off" or players != 2:
             out.pop("endgame", None)
+            out.pop("endgame_before", None)
+        if out.get("endgame_before") == "off":
+            del out["endgame_before"]
     if name == "ismcts" and out.get("leaf") in CUT_LEAVES:
         counts = out.pop("cut_players", None)
         if counts is not None and players not in counts:

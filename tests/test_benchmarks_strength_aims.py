@@ -215,3 +215,12 @@ def test_a_search_that_solves_the_last_stage_is_itself_at_2_players_only() -> No
     assert not solving.matches(ran({**base, "endgame": "always"}), 2)
     assert solving.matches(ran({**base, "endgame": "searchers"}), 2)
     assert as_played("ismcts", {**base, "endgame": "off"}, 2) == base
+    # the stage before the last: its own search at 2 players, the one stage's at 4
+    further = Side("ismcts", {**base, "endgame": "searchers", "endgame_before": "sampled"}, 3000)
+    assert not further.matches(ran({**base, "endgame": "searchers"}), 2)
+    assert further.matches(ran({**base, "endgame": "searchers", "endgame_before": "sampled"}), 2)
+    assert not further.matches(
+        ran({**base, "endgame": "searchers", "endgame_before": "searched"}), 2
+    )
+    assert further.matches(ran(base), 4)
+    assert solving.matches(ran({**base, "endgame": "searchers", "endgame_before": "off"}), 2)

@@ -6,14 +6,27 @@ its minimax over the score sheet (S1-S7, P7, P8) is its exact worth."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+
+import pytest
 
 from cirulla import Deal, Rules
-from cirulla.bots import Budget, get
+from cirulla.bots import Budget, get, search
 from cirulla.bots.base import SeatView, choose_move
 from cirulla.bots.coach import advise
-from cirulla.bots.endgame import MAX_CARDS, solvable, solve, worth
+from cirulla.bots.endgame import (
+    MAX_CARDS,
+    MAX_SAMPLED_CARDS,
+    known_deal,
+    sampled_stage,
+    sampled_worths,
+    solvable,
+    solve,
+    worth,
+)
 from cirulla.bots.levels import CAMPIONE_OPTIONS
 from cirulla.bots.search import IsmctsBot
+from cirulla.determinize import determinize
 
 
 def _to_last_stage(seed: int, players: int = 2) -> Deal:
@@ -129,10 +142,12 @@ def test_the_seat_view_alone_gives_the_true_deal_s_best_moves() -> None:
         }
 
 
-def _last_stage_against(opponent: str, seed: int) -> SeatView | None:
+def _last_stage_against(
+    opponent: str, seed: int, at: Callable[[Deal], bool] = solvable
+) -> SeatView | None:
     """Seat 0 (random captures first) against `opponent` at seat 1 ("greedy": normale's
     policy; "random": a player who skips greedy's play as often as chance has it), to
-    seat 0's first choice once the deck is dealt out."""
+    seat 0's first choice where `at` holds (by default, once the deck is dealt out)."""
     rng = random.Random(seed)
     deal = Deal(Rules.preset("cirulla"), 2, seed % 2, seed=seed)
     greedy = get("greedy", seed=seed)
@@ -140,7 +155,7 @@ def _last_stage_against(opponent: str, seed: int) -> SeatView | None:
         mover = deal.to_move
         assert mover is not None
         legal = deal.legal_moves()
-        if mover == 0 and solvable(deal) and len(legal) > 1:
+        if mover == 0 and at(deal) and len(legal) > 1:
             return SeatView(deal.view(0))
         if mover == 1 and opponent == "greedy":
             deal.play(choose_move(greedy, deal, 1))
@@ -180,3 +195,139 @@ def test_the_coach_values_the_last_stage_by_its_exact_worth_whatever_its_seed() 
     assert mover is not None
     sampled = advise(fresh.view(mover), samples=5, seed=3)
     assert not sampled.exact and sampled.samples == 5
+
+
+# The stage before the last (`endgame_before`): the other hand and the last deal are
+# hidden, so each move's exact worth is averaged over determinizations.
+
+
+def _into_stage_before_last(seed: int, plays: int = 0, players: int = 2) -> Deal:
+    """A real deal played (captures first, at random) into the stage before the last,
+    `plays` cards into it."""
+    rng = random.Random(seed)
+    deal = Deal(Rules.preset("cirulla"), players, seed % players, seed=seed)
+    into = -1
+    while not deal.is_over:
+        if deal.stage == len(deal.stages) - 2:
+            into += deal.to_move is not None and deal.legal_moves()[0].kind == "play"
+            if into >= plays:
+                break
+        legal = deal.legal_moves()
+        captures = [m for m in legal if m.captured]
+        deal.play(rng.choice(captures or legal))
+    return deal
+
+
+def _views_before_last(count: int, plays: int) -> list[tuple[Deal, SeatView]]:
+    out = []
+    for seed in range(count):
+        deal = _into_stage_before_last(seed, plays)
+        mover = deal.to_move
+        if deal.is_over or mover is None:
+            continue
+        view = SeatView(deal.view(mover))
+        if len(view.legal) > 1:
+            out.append((deal, view))
+    return out
+
+
+def test_the_sampled_stage_is_the_stage_before_the_last_at_2_players_only() -> None:
+    views = _views_before_last(8, 0)
+    assert len(views) >= 6
+    for deal, view in views:
+        assert sampled_stage(view) and known_deal(view) is None
+        assert deal.deck_left == 6
+    last = _solvable_deals(3)[0]
+    mover = last.to_move
+    assert mover is not None and not sampled_stage(SeatView(last.view(mover)))
+    first = Deal(Rules.preset("cirulla"), 2, 0, seed=3)
+    assert first.to_move is not None and not sampled_stage(SeatView(first.view(first.to_move)))
+    four = _into_stage_before_last(5, players=4)
+    assert four.stage == len(four.stages) - 2 and four.to_move is not None
+    assert not sampled_stage(SeatView(four.view(four.to_move)))
+    assert MAX_SAMPLED_CARDS == 12
+
+
+def test_P8_averaged_over_the_true_deal_alone_a_move_s_worth_is_its_plain_minimax() -> None:
+    # four cards into the stage: one each in hand and the last deal's six, small enough
+    # for the unpruned minimax
+    checked = 0
+    for seed in range(8):
+        deal = _into_stage_before_last(seed, plays=4)
+        mover = deal.to_move
+        if deal.is_over or mover is None:
+            continue
+        assert sum(len(deal.hand(s)) for s in (0, 1)) == 2 and deal.deck_left == 6
+        legal = deal.legal_moves()
+        means = sampled_worths(deal.copy, legal, deals=2)
+        for move, mean in zip(legal, means, strict=True):
+            child = deal.copy()
+            child.play(move)
+            assert mean == _plain_minimax(child, deal.side_of(mover))
+        checked += 1
+    assert checked >= 6
+
+
+def _two_stages(endgame: str, seed: int = 7, before: str = "sampled") -> IsmctsBot:
+    options = {**CAMPIONE_OPTIONS, "endgame": endgame, "endgame_before": before}
+    return IsmctsBot(seed=seed, budget=Budget(iterations=100), **options)
+
+
+@pytest.fixture
+def few_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four determinizations a move in place of 32: the same logic, seconds sooner."""
+    monkeypatch.setattr(search, "SAMPLED_DEALS", 4)
+
+
+@pytest.mark.usefixtures("few_deals")
+def test_two_stages_play_the_move_of_best_mean_worth_from_the_view_alone() -> None:
+    views = _views_before_last(6, 2)[:3]
+    assert len(views) == 3
+    for deal, view in views:
+        chosen = _two_stages("always").solved(view)
+        assert chosen is not None and len(chosen) == 1 and chosen[0] in view.legal
+        # another deal that fits the view: the advice is the same move
+        other = determinize(view.raw, random.Random(5))
+        mover = deal.to_move
+        assert mover is not None
+        assert _two_stages("always").solved(SeatView(other.view(mover))) == chosen
+        assert choose_move(_two_stages("always"), deal, mover) == chosen[0]
+        # the last stage only, or searched: nothing solved there
+        assert _two_stages("always", before="off").solved(view) is None
+        assert _two_stages("always", before="searched").solved(view) is None
+
+
+def _before_last_against(opponent: str, seed: int) -> SeatView | None:
+    """As `_last_stage_against`, to seat 0's first choice in the stage before the last."""
+    return _last_stage_against(opponent, seed, lambda d: d.stage == len(d.stages) - 2)
+
+
+@pytest.mark.usefixtures("few_deals")
+def test_against_greedy_two_stages_leave_the_search_to_play_as_it_did() -> None:
+    solved = {"greedy": 0, "random": 0}
+    for opponent in solved:
+        views = [_before_last_against(opponent, seed) for seed in range(10)]
+        for view in [v for v in views if v is not None][:5]:
+            solved[opponent] += _two_stages("searchers").solved(view) is not None
+            if opponent == "greedy":  # the same move as the search's, its draws untouched
+                one = _two_stages("searchers", before="off")
+                assert _two_stages("searchers").choose(view) == one.choose(view)
+                searched = _two_stages("searchers", before="searched")
+                assert searched.choose(view) == _two_stages("searchers", before="off").choose(view)
+    assert solved["greedy"] == 0
+    assert solved["random"] >= 3
+
+
+def test_searched_searches_the_other_player_s_moves_against_searchers_only() -> None:
+    # the same seed and draws: the root's visits change exactly where the opponent is
+    # judged a searcher, its tree moves then searched, not drawn by greedy's policy
+    judged = {"greedy": 0, "random": 0}
+    for opponent in judged:
+        views = [_before_last_against(opponent, seed) for seed in range(10)]
+        for view in [v for v in views if v is not None][:5]:
+            searched = _two_stages("searchers", before="searched")
+            plays = searched._before_last(view)
+            off = _two_stages("searchers", before="off").root_visits(view)
+            assert (searched.root_visits(view) != off) == plays
+            judged[opponent] += plays
+    assert judged["greedy"] == 0 and judged["random"] >= 3

@@ -52,6 +52,10 @@ from cirulla.bots.search import IsmctsBot
         ("live", "true"),
         ("endgame", True),
         ("endgame", "on"),
+        ("endgame_before", "on"),
+        ("endgame_before", 2),
+        ("endgame_before", None),
+        ("endgame_before", "sampled"),  # with no endgame to reach further
     ],
 )
 def test_a_bad_option_is_a_value_error_that_names_it(name: str, bad: object) -> None:

@@ -10,11 +10,17 @@ Works on a `Deal` (the determinization, which is the deal itself here) with the
 engine's own moves and score, so every rule the engine plays is solved as it plays it.
 Alpha-beta with captures tried first; a last mano of 3 cards each is a few hundred
 positions.
+
+The stage before the last (`endgame_before="sampled"`) hides the other hand and the deck's
+last deal: there each move's worth is its exact worth averaged over determinizations
+(perfect-information Monte Carlo), each solved as above, twelve plies at most.
 """
 
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from typing import Final
 
 from ..deal import Deal
@@ -22,11 +28,33 @@ from ..determinize import determinize
 from ..moves import Move
 from .base import SeatView
 
-__all__ = ["MAX_CARDS", "known_deal", "solvable", "solve", "worth"]
+__all__ = [
+    "MAX_CARDS",
+    "MAX_SAMPLED_CARDS",
+    "MIN_SAMPLED_DEALS",
+    "SAMPLED_DEALS",
+    "known_deal",
+    "sampled_stage",
+    "sampled_worths",
+    "solvable",
+    "solve",
+    "worth",
+]
 
 #: The most cards left in both hands the solver takes on (a last mano of 3 each, and
 #: whatever declarations it opens with); more would be a search, not a solve.
 MAX_CARDS: Final = 8
+
+
+#: The most cards the stage before the last may hold and deal still (this stage's hands
+#: and the last stage's deal, three each at 2 players): each determinization is solved
+#: whole, twelve plies of alpha-beta, some milliseconds compiled.
+MAX_SAMPLED_CARDS: Final = 12
+
+#: The determinizations each move's worth is averaged over in the stage before the last,
+#: and the fewest a time cap may stop it at (the mean of fewer says little).
+SAMPLED_DEALS: Final = 32
+MIN_SAMPLED_DEALS: Final = 4
 
 
 def solvable(deal: Deal) -> bool:
@@ -44,6 +72,44 @@ def known_deal(view: SeatView) -> Deal | None:
         return None
     deal = determinize(view.raw, random.Random(0))
     return deal if solvable(deal) else None
+
+
+def sampled_stage(view: SeatView) -> bool:
+    """Whether `view` is in the stage before the last at 2 players, its hands and the
+    deal still to come at most `MAX_SAMPLED_CARDS`: each determinization of it solvable
+    whole."""
+    if view.players != 2 or view.stage != len(view.stages) - 2:
+        return False
+    in_hands = view.hand_count(0) + view.hand_count(1)
+    return in_hands + view.deck_left <= MAX_SAMPLED_CARDS
+
+
+def sampled_worths(
+    sample: Callable[[], Deal],
+    legal: list[Move],
+    deals: int = SAMPLED_DEALS,
+    seconds: float | None = None,
+) -> list[float]:
+    """Each of `legal`'s exact worth to the side to move, averaged over `deals`
+    determinizations `sample` draws (at least `MIN_SAMPLED_DEALS` however short
+    `seconds` is): both players are solved as if they saw every card, so a move's worth
+    is what it makes against an opponent who plays the rest well."""
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    sums = [0.0] * len(legal)
+    done = 0
+    while done < deals:
+        if done >= MIN_SAMPLED_DEALS and deadline is not None and time.perf_counter() > deadline:
+            break
+        deal = sample()
+        mover = deal.to_move
+        assert mover is not None
+        side = deal.side_of(mover)
+        for i, move in enumerate(legal):
+            child = deal.copy()
+            child.play(move)
+            sums[i] += _line(child, side, -1e9, 1e9)[0]
+        done += 1
+    return [total / done for total in sums]
 
 
 def _ordered(moves: list[Move]) -> list[Move]:

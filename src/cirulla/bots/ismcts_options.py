@@ -51,6 +51,12 @@ CUT_LEAVES: Final = ("cut", "cut_mean")
 #: against an opponent whose finished stages were played as a searcher plays (against
 #: a greedy player the search's model of one exploits it better).
 ENDGAMES: Final = ("off", "always", "searchers")
+#: What `endgame` does in the stage before the last at 2 players (`endgame_before`),
+#: against the same opponents: nothing (the search as everywhere); "sampled": each
+#: move's exact worth averaged over uniform determinizations (`endgame.sampled_worths`);
+#: "searched": the search, the other player's tree moves chosen by their own visits in
+#: place of greedy's policy (`others="search"` for that stage).
+ENDGAME_BEFORE: Final = ("off", "sampled", "searched")
 
 
 def _is_number(x: object) -> bool:
@@ -106,6 +112,7 @@ class IsmctsOptions:
     live: bool = False
     live_players: tuple[int, ...] | list[int] | None = None
     endgame: str = "off"
+    endgame_before: str = "off"
 
     def __post_init__(self) -> None:
         self._check_search()
@@ -129,6 +136,13 @@ class IsmctsOptions:
             raise ValueError(f"live must be true or false, not {self.live!r}")
         if not isinstance(self.endgame, str) or self.endgame not in ENDGAMES:
             raise ValueError(f"endgame must be one of {', '.join(ENDGAMES)}, not {self.endgame!r}")
+        before = self.endgame_before
+        if not isinstance(before, str) or before not in ENDGAME_BEFORE:
+            raise ValueError(
+                f"endgame_before must be one of {', '.join(ENDGAME_BEFORE)}, not {before!r}"
+            )
+        if before != "off" and self.endgame == "off":
+            raise ValueError("endgame_before says how far endgame reaches: set endgame")
         self._check_live_players()
         if not isinstance(self.playout, str) or self.playout not in PLAYOUTS:
             raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")

@@ -11,6 +11,7 @@ side for the smazzata, as the issue asks. The loops themselves are in playouts.p
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Final
@@ -19,7 +20,7 @@ from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
 from .base import Bot, Budget, OmniscientBot, SeatView, choose_move
-from .endgame import known_deal, solve, worth
+from .endgame import SAMPLED_DEALS, known_deal, sampled_stage, sampled_worths, solve, worth
 from .expert import ExpertBot, expert_opinion
 from .inference import (
     MISSED_BONUS,
@@ -118,7 +119,10 @@ class IsmctsBot(Bot):
     the deck is dealt out, where both players know every card, only the moves of best
     exact worth are played (`endgame.solve`), the search choosing among equals: "always",
     or "searchers", against an opponent whose finished stages were played as a searcher
-    plays (`SEARCHER_ODDS`), the search alone against a greedy one."""
+    plays (`SEARCHER_ODDS`), the search alone against a greedy one; `endgame_before`:
+    in the stage before the last against the same opponents, "sampled" plays the move of
+    best exact worth averaged over uniform determinizations (`endgame.sampled_worths`),
+    "searched" searches with the other player's tree moves chosen by their visits."""
 
     name = "ismcts"
 
@@ -156,6 +160,7 @@ class IsmctsBot(Bot):
         live: bool = False,
         live_players: tuple[int, ...] | list[int] | None = None,
         endgame: str = "off",
+        endgame_before: str = "off",
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -190,6 +195,7 @@ class IsmctsBot(Bot):
             live=live,
             live_players=live_players,
             endgame=endgame,
+            endgame_before=endgame_before,
         )
         self.checked = checked
         self.missed = checked.missed
@@ -244,21 +250,50 @@ class IsmctsBot(Bot):
         return most_visited(legal, visits)
 
     def solved(self, view: SeatView) -> list[Move] | None:
-        """Where every card is known to both players (2 players, the deck dealt out), the
-        legal moves of best exact worth (`endgame.solve`), in the legal moves' order;
-        None elsewhere, and (`endgame="searchers"`) against an opponent played as greedy."""
-        deal = known_deal(view)
-        if deal is None:
-            return None
-        if self.checked.endgame == "searchers":
-            opp = 1 - view.seat
-            judged = PlayEvidence(deal, [opp], searcher=SEARCHER_FACTORS)
-            if judged.searcher_odds(opp) <= SEARCHER_ODDS:
-                return None
+        """Where the rest is solved, the legal moves of best worth, in the legal moves'
+        order: at 2 players once the deck is dealt out and every card known to both, by
+        exact worth (`endgame.solve`); with `endgame_before="sampled"` in the stage
+        before it, the first of best worth averaged over its determinizations
+        (`endgame.sampled_worths`). None elsewhere, and (`endgame="searchers"`) against
+        an opponent played as greedy."""
         legal = view.legal
-        values = [worth(totals, view.side) for totals in solve(deal, legal)]
-        top = max(values)
-        return [m for m, v in zip(legal, values, strict=True) if v >= top]
+        deal = known_deal(view)
+        if deal is not None:
+            if not self._against_searcher(deal, view):
+                return None
+            values = [worth(totals, view.side) for totals in solve(deal, legal)]
+            top = max(values)
+            return [m for m, v in zip(legal, values, strict=True) if v >= top]
+        if self.checked.endgame_before != "sampled" or not self._before_last(view):
+            return None
+        base = determinize(view.raw, self.rng)
+        assert self.budget is not None
+        # Uniform draws: no model reads a searcher's hand much better than uniform, and
+        # the greedy one reads it worse (docs/strength.md, 2026-11-29, a fifth).
+        means = sampled_worths(
+            lambda: self._sample(base, view.seat), legal, SAMPLED_DEALS, self.budget.seconds
+        )
+        # Means tie only where moves are alike: the first, and no search after the
+        # sampling has spent the move's time.
+        return [legal[means.index(max(means))]]
+
+    def _before_last(self, view: SeatView) -> bool:
+        """Whether `endgame_before` plays here: the stage before the last at 2 players,
+        against the opponents `endgame` plays against."""
+        if not sampled_stage(view):
+            return False
+        # The judge reads finished stages only: any determinization will do, and a fixed
+        # one leaves the search's draws as they were where it declines.
+        return self._against_searcher(determinize(view.raw, random.Random(0)), view)
+
+    def _against_searcher(self, deal: Deal, view: SeatView) -> bool:
+        """Whether `endgame` plays against this opponent: always, or ("searchers") when
+        its finished stages in `deal` were played as a searcher plays."""
+        if self.checked.endgame != "searchers":
+            return True
+        opp = 1 - view.seat
+        judged = PlayEvidence(deal, [opp], searcher=SEARCHER_FACTORS)
+        return judged.searcher_odds(opp) > SEARCHER_ODDS
 
     def _parallel_visits(self, view: SeatView) -> tuple[list[Move], list[int]]:
         seeds = [self.rng.getrandbits(63) for _ in range(self.workers)]
@@ -295,10 +330,11 @@ class IsmctsBot(Bot):
         if leaf is not None and self.checked.leaf == "cut_mean":
             leaf = leaf.averaged()
         assert self.budget is not None
+        searched = self.checked.endgame_before == "searched" and self._before_last(view)
         if self.trees > 1:
-            return legal, self._tree_per_deal(base, sample, legal, bias, leaf)
+            return legal, self._tree_per_deal(base, sample, legal, bias, leaf, searched)
         clock = Clock(self.budget)
-        visits = self._visits(base, sample, legal, clock, bias, leaf)
+        visits = self._visits(base, sample, legal, clock, bias, leaf, searched)
         self.last_iterations = clock.done
         return legal, visits
 
@@ -310,6 +346,7 @@ class IsmctsBot(Bot):
         clock: Clock,
         bias: dict[object, float] | None,
         leaf: LeafValue | None = None,
+        others_searched: bool = False,
     ) -> list[int]:
         live = LIVE if self.checked.reads_live(base.players) else 0
         return ucb_visits(
@@ -323,7 +360,7 @@ class IsmctsBot(Bot):
             bias,
             self.expand == "policy",
             THREATS[self.threats] + live,
-            self.others == "policy",
+            self.others == "policy" and not others_searched,
             -1.0 if self.others_epsilon is None else float(self.others_epsilon),
             _expert_move if self.playout == "expert" else None,
             0.0 if self.others_beta is None else self.others_beta,
@@ -339,6 +376,7 @@ class IsmctsBot(Bot):
         legal: list[Move],
         bias: dict[object, float] | None,
         leaf: LeafValue | None = None,
+        others_searched: bool = False,
     ) -> list[int]:
         """`trees` searches, each on one determinization seeing its every card and a
         share of the budget; their root visits added up (determinized UCT)."""
@@ -356,7 +394,7 @@ class IsmctsBot(Bot):
                 break
             deal = sample()
             clock = Clock(Budget(iterations=share, seconds=seconds))
-            visits = self._visits(deal, deal.copy, legal, clock, bias, leaf)
+            visits = self._visits(deal, deal.copy, legal, clock, bias, leaf, others_searched)
             total = [t + max(v, 0) for t, v in zip(total, visits, strict=True)]
             done += clock.done
         self.last_iterations = done
