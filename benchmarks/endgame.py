@@ -166,11 +166,32 @@ def run(
             rows = pool.map(_position, jobs)
     else:
         rows = [_position(j) for j in jobs]
-    gain = mean_estimate(r["gain"] for r in rows)
-    decisions = sum(r["decisions"] for r in rows)
-    worse = sum(r["worse"] for r in rows)
     on = [t for r in rows for t in r["before_last"]["on"]]
     off = [t for r in rows for t in r["before_last"]["off"]]
+    return _result(
+        (bot, against, endgame, before),
+        [r["gain"] for r in rows],
+        sum(r["decisions"] for r in rows),
+        sum(r["worse"] for r in rows),
+        round(1000 * sum(r["solve_seconds"] for r in rows) / len(rows), 2),
+        {"with": _ms(on), "without": _ms(off), "decisions": len(on)},
+        seed=seed,
+    )
+
+
+def _result(
+    measure: tuple[str, str, str, str],
+    gains: list[float],
+    decisions: int,
+    worse: int,
+    solve_ms: float,
+    before_last_ms: Mapping[str, Any],
+    **where: Any,
+) -> dict[str, Any]:
+    """A run's record (a new one, or stored ones pooled): what was measured, where
+    (`seed` or `seeds`), and the paired gain over `gains`."""
+    bot, against, endgame, before = measure
+    gain = mean_estimate(gains)
     return {
         "benchmark": "endgame",
         "bot": bot,
@@ -179,17 +200,18 @@ def run(
         "before": before,
         "searcher_odds": SEARCHER_ODDS if endgame == "searchers" else None,
         "players": 2,
-        "positions": positions,
-        "seed": seed,
+        "positions": len(gains),
+        **where,
         "gain": {
             "mean": round(gain.mean or 0.0, 3),
             "ci95": [round(gain.low or 0.0, 3), round(gain.high or 0.0, 3)],
         },
         "decisions": decisions,
         "worse_without": worse,
-        "solve_ms": round(1000 * sum(r["solve_seconds"] for r in rows) / len(rows), 2),
-        "before_last_ms": {"with": _ms(on), "without": _ms(off), "decisions": len(on)},
-        "gains": [r["gain"] for r in rows],
+        "solve_ms": solve_ms,
+        "before_last_ms": dict(before_last_ms),
+        "changed": sum(g != 0.0 for g in gains),
+        "gains": gains,
     }
 
 
@@ -208,46 +230,30 @@ def pool(results: list[Mapping[str, Any]]) -> dict[str, Any]:
     seeds = [int(r["seed"]) for r in results]
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"a seed is stored twice: {seeds}")
-    bot, against, endgame, before = keys.pop()
     gains = [float(g) for r in results for g in r["gains"]]
-    gain = mean_estimate(gains)
-    timed: dict[str, float | None] = {}
     counted = [r["before_last_ms"] for r in results if "before_last_ms" in r]
     count = sum(int(c["decisions"]) for c in counted)
+    timed: dict[str, Any] = {"decisions": count}
     for arm in ("with", "without"):
         total = sum(float(c[arm]) * int(c["decisions"]) for c in counted if c[arm] is not None)
         timed[arm] = round(total / count, 1) if count else None
-    decisions = sum(int(r["decisions"]) for r in results)
-    return {
-        "benchmark": "endgame",
-        "bot": bot,
-        "against": against,
-        "endgame": endgame,
-        "before": before,
-        "searcher_odds": results[0].get("searcher_odds"),
-        "players": 2,
-        "positions": len(gains),
-        "seeds": seeds,
-        "gain": {
-            "mean": round(gain.mean or 0.0, 3),
-            "ci95": [round(gain.low or 0.0, 3), round(gain.high or 0.0, 3)],
-        },
-        "decisions": decisions,
-        "worse_without": sum(int(r["worse_without"]) for r in results),
-        "solve_ms": round(
-            sum(float(r["solve_ms"]) * int(r["positions"]) for r in results) / len(gains), 2
-        ),
-        "before_last_ms": {**timed, "decisions": count},
-        "changed": sum(g != 0.0 for g in gains),
-        "gains": gains,
-    }
+    solve_ms = sum(float(r["solve_ms"]) * int(r["positions"]) for r in results) / len(gains)
+    return _result(
+        keys.pop(),
+        gains,
+        sum(int(r["decisions"]) for r in results),
+        sum(int(r["worse_without"]) for r in results),
+        round(solve_ms, 2),
+        timed,
+        seeds=seeds,
+    )
 
 
 def report(result: Mapping[str, Any]) -> None:
     g = result["gain"]
     share = result["worse_without"] / max(1, result["decisions"])
     rows = [
-        ("positions", f"{result['positions']}, {sum(x != 0 for x in result['gains'])} changed"),
+        ("positions", f"{result['positions']}, {result['changed']} changed"),
         ("gain a smazzata", f"{g['mean']:+.3f} ({g['ci95'][0]:+.3f} .. {g['ci95'][1]:+.3f})"),
         (
             "moves below the best worth",
