@@ -1,7 +1,8 @@
-"""What solving the last stages is worth at 2 players (issue 16, `endgame`).
+"""What solving the last stages is worth (issue 16, `endgame`).
 
     python benchmarks/endgame.py [--bot campione] [--against campione] [--positions 200]
-        [--endgame always] [--before sampled] [--seed 17501] [--processes 1] [--json PATH]
+        [--endgame always] [--before sampled | --hidden sampled] [--seed 17501]
+        [--processes 1] [--json PATH]
 
 Once the deck is dealt out at 2 players every card is known to both, and the
 `endgame` option of `ismcts` plays only the moves of best exact worth there
@@ -18,6 +19,9 @@ it played a move of less than the best exact worth, and what the solving took.
 `--before` measures `endgame_before` the same way from where the stage before the last
 is dealt: the bot with it against the bot with `--endgame` alone (the last stage
 solved in both), and the time its moves of that stage took with and without.
+`--hidden` measures `endgame_hidden` at 4 players from where the deck is dealt out:
+`--bot` at one side's two seats, `--against` at the other's, the bot with it against the
+bot without it; its moves of that stage are timed the same way.
 
 Levels play at their iterations with no time cap, so a run is the same on any machine.
 """
@@ -40,7 +44,7 @@ from cirulla.bots import get
 from cirulla.bots.arena.config import deck_seed
 from cirulla.bots.base import Bot, Budget, SeatView, choose_move
 from cirulla.bots.endgame import solvable
-from cirulla.bots.ismcts_options import ENDGAME_BEFORE, ENDGAMES
+from cirulla.bots.ismcts_options import ENDGAME_BEFORE, ENDGAME_HIDDEN, ENDGAMES
 from cirulla.bots.levels import LEVELS
 from cirulla.bots.search import SEARCHER_ODDS, IsmctsBot
 from cirulla.bots.stats import mean_estimate
@@ -55,34 +59,50 @@ def player(name: str, seed: int, options: Mapping[str, Any] | None = None) -> Bo
     return get(level.bot, seed=seed, budget=uncapped, **{**level.options, **(options or {})})
 
 
-def arms(endgame: str, before: str = "off") -> tuple[dict[str, Any], dict[str, Any]]:
+def arms(
+    endgame: str, before: str = "off", hidden: str = "off"
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The bot's options with what is measured and without it: the last stage solved or
-    not; or (`before`) the stage before it played so or not, the last solved in both."""
+    not; or (`before`, `hidden`) that stage played so or not, `endgame` set in both."""
+    if hidden != "off":
+        return {"endgame": endgame, "endgame_hidden": hidden}, {"endgame": endgame}
     if before == "off":
         return {"endgame": endgame}, {"endgame": "off"}
     return {"endgame": endgame, "endgame_before": before}, {"endgame": endgame}
 
 
 def reached(deal: Deal, before: str = "off") -> bool:
-    """Whether `deal` is where the measured stages begin: the last stage dealt and every
-    card known, or (`before`) the stage before it dealt."""
+    """Whether `deal` is where the measured stages begin: at 2 players the last stage
+    dealt and every card known, or (`before`) the stage before it dealt; at 4, the deck
+    dealt out."""
+    if deal.players == 4:
+        return not deal.deck_left and deal.stage == len(deal.stages) - 1
     if before == "off":
         return solvable(deal)
     return deal.stage >= len(deal.stages) - 2
 
 
 def last_stage(
-    bot: str, against: str, seed: int, index: int, seat: int, before: str = "off"
+    bot: str,
+    against: str,
+    seed: int,
+    index: int,
+    seat: int,
+    before: str = "off",
+    players: int = 2,
 ) -> Deal:
-    """Deck `index` played by `bot` at `seat` and `against` at the other to where the
-    measured stages begin (`reached`): the stages the `endgame` option's "searchers"
+    """Deck `index` played by `bot` at `seat`'s side and `against` at the other to where
+    the measured stages begin (`reached`): the stages the `endgame` option's "searchers"
     reads were played by the players who play the rest."""
-    deal = Deal(Rules.preset("cirulla"), 2, index % 2, seed=deck_seed(seed, index))
-    names = (bot, against) if seat == 0 else (against, bot)
-    bots = [player(names[s], derived_seed(seed, f"endgame:{names[s]}:{s}", index)) for s in (0, 1)]
+    deal = Deal(Rules.preset("cirulla"), players, index % players, seed=deck_seed(seed, index))
+    names = [bot if s % 2 == seat else against for s in range(players)]
+    bots = [
+        player(names[s], derived_seed(seed, f"endgame:{names[s]}:{s}", index))
+        for s in range(players)
+    ]
     while not reached(deal, before):
         mover = deal.to_move
-        assert mover is not None, "a 2-player smazzata always reaches its last stage"
+        assert mover is not None, "a smazzata always reaches its last stage"
         deal.play(choose_move(bots[mover], deal, mover))
     return deal
 
@@ -90,49 +110,62 @@ def last_stage(
 def finish(
     start: Deal, bot: str, against: str, seat: int, options: Mapping[str, Any], seed: int
 ) -> tuple[int, int, int, float, list[float]]:
-    """The rest of `start` with `bot` at `seat` (`options` set) and `against` at the
-    other: `seat`'s side's margin, its last-stage decisions, how many of them were of
-    less than the best exact worth, the seconds its solving took, and the seconds of
-    each of its decisions in the stage before the last."""
+    """The rest of `start` with `bot` at `seat`'s side (`options` set) and `against` at
+    the other: `seat`'s side's margin, its last-stage decisions, how many of them were
+    of less than the best exact worth, the seconds its solving took, and the seconds of
+    each of its decisions in the stage measured (at 2 players the stage before the last,
+    at 4 the last)."""
     deal = start.copy()
-    ours = player(bot, derived_seed(seed, "endgame:ours", seat), options)
-    theirs = player(against, derived_seed(seed, "endgame:theirs", seat))
+    side = deal.side_of(seat)
+    # seat + 2 * (s // 2): at 2 players `seat` for both, as the stored runs were seeded
+    bots = [
+        player(bot, derived_seed(seed, "endgame:ours", seat + 2 * (s // 2)), options)
+        if deal.side_of(s) == side
+        else player(against, derived_seed(seed, "endgame:theirs", seat + 2 * (s // 2)))
+        for s in range(deal.players)
+    ]
     judge = player(bot, 0, {"endgame": "always"})
     assert isinstance(judge, IsmctsBot)
+    timed = len(deal.stages) - (1 if deal.players == 4 else 2)
     decisions = worse = 0
     solving = 0.0
     before_last: list[float] = []
     while not deal.is_over:
         mover = deal.to_move
         assert mover is not None
-        if mover != seat:
-            deal.play(choose_move(theirs, deal, mover))
+        if deal.side_of(mover) != side:
+            deal.play(choose_move(bots[mover], deal, mover))
             continue
         view = SeatView(deal.view(mover))
         tick = time.perf_counter()
         best = judge.solved(view) if len(view.legal) > 1 else None
         solving += time.perf_counter() - tick
         tick = time.perf_counter()
-        move = ours.choose(view)
-        if view.stage == len(view.stages) - 2 and len(view.legal) > 1:
+        move = bots[mover].choose(view)
+        if view.stage == timed and len(view.legal) > 1:
             before_last.append(time.perf_counter() - tick)
         if best is not None:
             decisions += 1
             worse += move.key not in {m.key for m in best}
         deal.play(move)
     totals = deal.score().totals
-    side = deal.side_of(seat)
     return totals[side] - totals[1 - side], decisions, worse, solving, before_last
 
 
-def _position(job: tuple[str, str, str, str, int, int]) -> dict[str, Any]:
-    bot, against, endgame, before, seed, index = job
+def _position(job: tuple[str, str, str, str, str, int, int]) -> dict[str, Any]:
+    bot, against, endgame, before, hidden, seed, index = job
     out: dict[str, Any] = {"index": index, "gain": 0.0, "decisions": 0, "worse": 0}
-    with_it, without = arms(endgame, before)
+    with_it, without = arms(endgame, before, hidden)
+    players = 4 if hidden != "off" else 2
     solving = []
     times: dict[str, list[float]] = {"on": [], "off": []}
+    starts: dict[tuple[str, ...], Deal] = {}
     for seat in (0, 1):
-        start = last_stage(bot, against, seed, index, seat, before)
+        # the bot against itself: both seats' stages are the same deal, played once
+        names = tuple(bot if s % 2 == seat else against for s in range(players))
+        if names not in starts:
+            starts[names] = last_stage(bot, against, seed, index, seat, before, players)
+        start = starts[names]
         play_seed = derived_seed(seed, "endgame:finish", index * 2 + seat)
         on, _, _, spent, times_on = finish(start, bot, against, seat, with_it, play_seed)
         off, decisions, worse, _, times_off = finish(start, bot, against, seat, without, play_seed)
@@ -159,8 +192,9 @@ def run(
     seed: int,
     processes: int,
     before: str = "off",
+    hidden: str = "off",
 ) -> dict[str, Any]:
-    jobs = [(bot, against, endgame, before, seed, i) for i in range(positions)]
+    jobs = [(bot, against, endgame, before, hidden, seed, i) for i in range(positions)]
     if processes > 1:
         with Pool(processes) as pool:
             rows = pool.map(_position, jobs)
@@ -169,7 +203,7 @@ def run(
     on = [t for r in rows for t in r["before_last"]["on"]]
     off = [t for r in rows for t in r["before_last"]["off"]]
     return _result(
-        (bot, against, endgame, before),
+        (bot, against, endgame, before, hidden),
         [r["gain"] for r in rows],
         sum(r["decisions"] for r in rows),
         sum(r["worse"] for r in rows),
@@ -180,7 +214,7 @@ def run(
 
 
 def _result(
-    measure: tuple[str, str, str, str],
+    measure: tuple[str, str, str, str, str],
     gains: list[float],
     decisions: int,
     worse: int,
@@ -190,7 +224,7 @@ def _result(
 ) -> dict[str, Any]:
     """A run's record (a new one, or stored ones pooled): what was measured, where
     (`seed` or `seeds`), and the paired gain over `gains`."""
-    bot, against, endgame, before = measure
+    bot, against, endgame, before, hidden = measure
     gain = mean_estimate(gains)
     return {
         "benchmark": "endgame",
@@ -198,8 +232,9 @@ def _result(
         "against": against,
         "endgame": endgame,
         "before": before,
+        "hidden": hidden,
         "searcher_odds": SEARCHER_ODDS if endgame == "searchers" else None,
-        "players": 2,
+        "players": 4 if hidden != "off" else 2,
         "positions": len(gains),
         **where,
         "gain": {
@@ -224,7 +259,10 @@ def pool(results: list[Mapping[str, Any]]) -> dict[str, Any]:
     """Runs of one measure (bot, opponent, options) on different seeds as one: the gain
     over all their positions, the decisions and times summed or weighed by count.
     ValueError for runs of different measures or a seed stored twice."""
-    keys = {(r["bot"], r["against"], r["endgame"], _before_of(r)) for r in results}
+    keys = {
+        (r["bot"], r["against"], r["endgame"], _before_of(r), r.get("hidden", "off"))
+        for r in results
+    }
     if len(keys) != 1:
         raise ValueError(f"the runs measure different things: {sorted(keys)}")
     seeds = [int(r["seed"]) for r in results]
@@ -261,14 +299,18 @@ def report(result: Mapping[str, Any]) -> None:
         ),
         ("solve time a decision", f"{result['solve_ms']:.2f} ms"),
     ]
-    before = _before_of(result)
+    before, hidden = _before_of(result), result.get("hidden", "off")
+    ms = result.get("before_last_ms", {})
+    took = f"{ms.get('with')} ms with, {ms.get('without')} ms without"
+    option = ""
     if before != "off":
-        ms = result["before_last_ms"]
-        took = f"{ms['with']} ms with, {ms['without']} ms without"
         rows.append(("stage before the last, a move", took))
-    option = "" if before == "off" else f", endgame_before={before}"
+        option = f", endgame_before={before}"
+    if hidden != "off":
+        rows.append(("last stage, a move", took))
+        option = f", endgame_hidden={hidden}"
     who = f"{result['bot']} with endgame={result['endgame']}{option}"
-    print_rows(f"{who}, against {result['against']}, 2 players", rows, 40)
+    print_rows(f"{who}, against {result['against']}, {result['players']} players", rows, 40)
 
 
 def main() -> int:
@@ -278,6 +320,7 @@ def main() -> int:
     p.add_argument("--positions", type=int, default=200)
     p.add_argument("--endgame", default="always", choices=ENDGAMES[1:])
     p.add_argument("--before", default="off", choices=ENDGAME_BEFORE)
+    p.add_argument("--hidden", default="off", choices=ENDGAME_HIDDEN, help="at 4 players")
     p.add_argument("--seed", type=int, default=17501)
     p.add_argument("--processes", type=int, default=1)
     p.add_argument("--pool", type=Path, nargs="+", help="stored runs to pool, not a new run")
@@ -297,6 +340,8 @@ def main() -> int:
         p.error("--positions must be at least 2 (an interval needs two)")
     if not 1 <= args.processes <= 64:
         p.error("--processes must be from 1 to 64")
+    if args.before != "off" and args.hidden != "off":
+        p.error("--before is a 2-player stage, --hidden a 4-player one: one at a time")
     result = run(
         args.bot,
         args.against,
@@ -305,6 +350,7 @@ def main() -> int:
         args.seed,
         args.processes,
         args.before,
+        args.hidden,
     )
     report(result)
     write_json(result, args.json, said=True)

@@ -64,18 +64,22 @@ def as_played(name: str, options: Mapping[str, Any], players: int) -> dict[str, 
     search that cuts elsewhere is the one without it; and a `cut_within` that leaves the
     value as many stages as the first cut does is the plain cut. `live_players` says the
     same of `live`, and `live` off is the search without it. `endgame` solves only at 2
-    players: elsewhere, or "off", the search without it (and its `endgame_before`
-    with it; "off" is the default)."""
+    players, and at 4 with `endgame_hidden`: elsewhere, or "off", the search without it
+    (and its `endgame_before`, a 2-player stage, and `endgame_hidden`, a 4-player one,
+    with it; "off" is their default)."""
     out = dict(options)
     if name == "ismcts":
         counts = out.pop("live_players", None)
         if not out.get("live") or (counts is not None and players not in counts):
             out.pop("live", None)
-        if out.get("endgame", "off") == "off" or players != 2:
+        reach = {2: "endgame_before", 4: "endgame_hidden"}.get(players)
+        for key in ("endgame_before", "endgame_hidden"):
+            if key != reach or out.get(key) == "off":
+                out.pop(key, None)
+        plays = players == 2 or (players == 4 and "endgame_hidden" in out)
+        if out.get("endgame", "off") == "off" or not plays:
             out.pop("endgame", None)
-            out.pop("endgame_before", None)
-        if out.get("endgame_before") == "off":
-            del out["endgame_before"]
+            out.pop(reach or "endgame_before", None)
     if name == "ismcts" and out.get("leaf") in CUT_LEAVES:
         counts = out.pop("cut_players", None)
         if counts is not None and players not in counts:

@@ -1,5 +1,6 @@
-"""benchmarks/endgame.py: what solving the last stages at 2 players is worth, paired on
-the same positions with the `endgame` option (and `endgame_before`) and without it."""
+"""benchmarks/endgame.py: what solving the last stages is worth, paired on the same
+positions with the `endgame` option (and `endgame_before`, `endgame_hidden`) and without
+it."""
 
 from __future__ import annotations
 
@@ -102,13 +103,53 @@ def test_a_two_stage_run_writes_its_times(monkeypatch: pytest.MonkeyPatch, tmp_p
 
 @pytest.mark.parametrize(
     "argv",
-    [["--positions", "1"], ["--bot", "normale"], ["--endgame", "off"], ["--before", "on"]],
+    [
+        ["--positions", "1"],
+        ["--bot", "normale"],
+        ["--endgame", "off"],
+        ["--before", "on"],
+        ["--hidden", "searched"],
+        ["--before", "sampled", "--hidden", "sampled"],
+    ],
 )
 def test_bad_arguments_are_refused(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
     monkeypatch.setattr(sys, "argv", ["endgame.py", *argv])
     with pytest.raises(SystemExit) as exit_info:
         bench.main()
     assert exit_info.value.code == 2
+
+
+def test_at_4_players_the_positions_are_where_the_deck_is_dealt_out() -> None:
+    start = bench.last_stage("campione", "normale", 5, 1, 1, players=4)
+    assert start.players == 4 and start.deck_left == 0
+    assert start.stage == len(start.stages) - 1 and not solvable(start)
+    assert sum(len(start.hand(s)) for s in range(4)) == 12
+    assert bench.arms("searchers", hidden="sampled") == (
+        {"endgame": "searchers", "endgame_hidden": "sampled"},
+        {"endgame": "searchers"},
+    )
+    with_it, without = bench.arms("always", hidden="sampled")
+    margin, decisions, worse, _, timed = bench.finish(start, "campione", "normale", 1, with_it, 9)
+    # two seats of the bot's side, three cards each: its moves with a choice, each timed
+    assert 1 <= len(timed) <= 6 and all(t > 0.0 for t in timed)
+    assert decisions == worse == 0  # nothing is known exactly at 4 players
+    assert isinstance(margin, int) and not start.is_over
+    *_, untimed = bench.finish(start, "campione", "normale", 1, without, 9)
+    assert 1 <= len(untimed) <= 6  # the same stage timed without the option
+
+
+def test_a_4_player_run_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    out = tmp_path / "endgame4.json"
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        ["endgame.py", "--against", "normale", "--positions", "2", "--seed", "5",
+         "--endgame", "always", "--hidden", "sampled", "--json", str(out)],
+    )  # fmt: skip
+    assert bench.main() == 0
+    result = json.loads(out.read_text())
+    assert result["players"] == 4 and result["hidden"] == "sampled" and len(result["gains"]) == 2
+    assert result["before_last_ms"]["decisions"] >= 2
 
 
 def _stored(seed: int, gains: list[float], before: str = "searched") -> dict[str, Any]:
@@ -136,6 +177,9 @@ def test_runs_of_different_measures_or_a_seed_twice_do_not_pool() -> None:
         bench.pool([_stored(1, [0.0, 1.0]), _stored(2, [0.0, 1.0], "sampled")])
     with pytest.raises(ValueError, match="twice"):
         bench.pool([_stored(1, [0.0, 1.0]), _stored(1, [0.0, 1.0])])
+    four = {**_stored(2, [0.0, 1.0], "off"), "hidden": "sampled"}
+    with pytest.raises(ValueError, match="different things"):
+        bench.pool([_stored(1, [0.0, 1.0], "off"), four])
 
 
 def test_pool_from_the_command_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -224,3 +224,13 @@ def test_a_search_that_solves_the_last_stage_is_itself_at_2_players_only() -> No
     )
     assert further.matches(ran(base), 4)
     assert solving.matches(ran({**base, "endgame": "searchers", "endgame_before": "off"}), 2)
+    # the last stage at 4 players: its own search there, nothing at 2
+    hidden = Side("ismcts", {**base, "endgame": "searchers", "endgame_hidden": "sampled"}, 3000)
+    assert hidden.matches(ran({**base, "endgame": "searchers", "endgame_hidden": "sampled"}), 4)
+    assert not hidden.matches(ran(base), 4)
+    assert not hidden.matches(ran({**base, "endgame": "always", "endgame_hidden": "sampled"}), 4)
+    assert hidden.matches(ran({**base, "endgame": "searchers"}), 2)
+    assert not solving.matches(
+        ran({**base, "endgame": "searchers", "endgame_hidden": "sampled"}), 4
+    )
+    assert solving.matches(ran({**base, "endgame": "searchers", "endgame_hidden": "off"}), 4)

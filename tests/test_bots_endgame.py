@@ -17,6 +17,7 @@ from cirulla.bots.coach import advise
 from cirulla.bots.endgame import (
     MAX_CARDS,
     MAX_SAMPLED_CARDS,
+    hidden_stage,
     known_deal,
     sampled_stage,
     sampled_worths,
@@ -248,23 +249,30 @@ def test_the_sampled_stage_is_the_stage_before_the_last_at_2_players_only() -> N
     assert MAX_SAMPLED_CARDS == 12
 
 
+def _means_are_plain_minimax(deal: Deal) -> bool:
+    """Asserts that each legal move's worth averaged over `deal` alone is its unpruned
+    minimax; False where there is nothing to check (the smazzata over, nobody to move)."""
+    mover = deal.to_move
+    if deal.is_over or mover is None:
+        return False
+    legal = deal.legal_moves()
+    means = sampled_worths(deal.copy, legal, deals=2)
+    for move, mean in zip(legal, means, strict=True):
+        child = deal.copy()
+        child.play(move)
+        assert mean == _plain_minimax(child, deal.side_of(mover))
+    return True
+
+
 def test_P8_averaged_over_the_true_deal_alone_a_move_s_worth_is_its_plain_minimax() -> None:
     # four cards into the stage: one each in hand and the last deal's six, small enough
     # for the unpruned minimax
     checked = 0
     for seed in range(8):
         deal = _into_stage_before_last(seed, plays=4)
-        mover = deal.to_move
-        if deal.is_over or mover is None:
-            continue
-        assert sum(len(deal.hand(s)) for s in (0, 1)) == 2 and deal.deck_left == 6
-        legal = deal.legal_moves()
-        means = sampled_worths(deal.copy, legal, deals=2)
-        for move, mean in zip(legal, means, strict=True):
-            child = deal.copy()
-            child.play(move)
-            assert mean == _plain_minimax(child, deal.side_of(mover))
-        checked += 1
+        if _means_are_plain_minimax(deal):
+            assert sum(len(deal.hand(s)) for s in (0, 1)) == 2 and deal.deck_left == 6
+            checked += 1
     assert checked >= 6
 
 
@@ -331,3 +339,115 @@ def test_searched_searches_the_other_player_s_moves_against_searchers_only() -> 
             assert (searched.root_visits(view) != off) == plays
             judged[opponent] += plays
     assert judged["greedy"] == 0 and judged["random"] >= 3
+
+
+# The last stage at 4 players (`endgame_hidden`): the deck dealt out, three hands hidden,
+# two sides; each move's exact worth averaged over determinizations, as the stage before
+# the last at 2.
+
+
+def _into_last_stage_of_four(seed: int, plays: int = 0) -> Deal:
+    """A real 4-player deal played (captures first, at random) `plays` cards into its
+    last stage."""
+    rng = random.Random(seed)
+    deal = Deal(Rules.preset("cirulla"), 4, seed % 4, seed=seed)
+    into = -1
+    while not deal.is_over:
+        if not deal.deck_left and deal.to_move is not None:
+            into += deal.legal_moves()[0].kind == "play"
+            if into >= plays:
+                break
+        legal = deal.legal_moves()
+        deal.play(rng.choice([m for m in legal if m.captured] or legal))
+    return deal
+
+
+def _hidden(endgame: str = "always", seed: int = 7, hidden: str = "sampled") -> IsmctsBot:
+    options = {**CAMPIONE_OPTIONS, "endgame": endgame, "endgame_hidden": hidden}
+    return IsmctsBot(seed=seed, budget=Budget(iterations=100), **options)
+
+
+def test_the_hidden_stage_is_the_last_stage_at_4_players_only() -> None:
+    seen = 0
+    for seed in range(6):
+        deal = _into_last_stage_of_four(seed)
+        mover = deal.to_move
+        if deal.is_over or mover is None:
+            continue
+        view = SeatView(deal.view(mover))
+        assert hidden_stage(view) and known_deal(view) is None and not sampled_stage(view)
+        assert deal.deck_left == 0 and deal.stage == len(deal.stages) - 1
+        seen += 1
+    assert seen >= 5
+    before = _into_stage_before_last(5, players=4)
+    assert before.to_move is not None and not hidden_stage(SeatView(before.view(before.to_move)))
+    last = _solvable_deals(3)[0]
+    assert last.to_move is not None and not hidden_stage(SeatView(last.view(last.to_move)))
+
+
+def test_P8_at_4_players_averaged_over_the_true_deal_a_move_s_worth_is_its_plain_minimax() -> None:
+    # the two sides' points, minimax by side: the partner plays for the mover's side
+    checked = 0
+    for seed in range(8):
+        deal = _into_last_stage_of_four(seed, plays=4)
+        if _means_are_plain_minimax(deal):
+            assert 6 <= sum(len(deal.hand(s)) for s in range(4)) <= 8 and not deal.deck_left
+            checked += 1
+    assert checked >= 6
+
+
+@pytest.mark.usefixtures("few_deals")
+def test_at_4_players_the_last_stage_is_played_by_mean_worth_from_the_view_alone() -> None:
+    checked = 0
+    for seed in range(5):
+        deal = _into_last_stage_of_four(seed, plays=1)
+        mover = deal.to_move
+        if deal.is_over or mover is None or len(deal.legal_moves()) < 2:
+            continue
+        view = SeatView(deal.view(mover))
+        chosen = _hidden().solved(view)
+        assert chosen is not None and len(chosen) == 1 and chosen[0] in view.legal
+        # another deal that fits the view: the same advice
+        other = determinize(view.raw, random.Random(5))
+        assert _hidden().solved(SeatView(other.view(mover))) == chosen
+        assert choose_move(_hidden(), deal, mover) == chosen[0]
+        # without the option, or with endgame alone, nothing is solved at 4 players
+        assert _hidden(hidden="off").solved(view) is None
+        checked += 1
+    assert checked >= 3
+
+
+def _four_against(opponent: str, seed: int) -> SeatView | None:
+    """Seats 0 and 2 (random captures first) against `opponent` at seats 1 and 3
+    ("greedy": normale's policy; "random": captures first at random), to seat 0's or
+    seat 2's first choice in the last stage."""
+    rng = random.Random(seed)
+    deal = Deal(Rules.preset("cirulla"), 4, seed % 4, seed=seed)
+    greedy = get("greedy", seed=seed)
+    while not deal.is_over:
+        mover = deal.to_move
+        assert mover is not None
+        legal = deal.legal_moves()
+        if mover % 2 == 0 and not deal.deck_left and len(legal) > 1:
+            return SeatView(deal.view(mover))
+        if mover % 2 == 1 and opponent == "greedy":
+            deal.play(choose_move(greedy, deal, mover))
+        else:
+            deal.play(rng.choice([m for m in legal if m.captured] or legal))
+    return None
+
+
+@pytest.mark.usefixtures("few_deals")
+def test_at_4_players_searchers_samples_against_players_who_skip_greedy_s_plays_only() -> None:
+    # both opponents' finished stages, their log-odds summed, judge the other side
+    judged = {"greedy": 0, "random": 0}
+    for opponent in judged:
+        views = [_four_against(opponent, seed) for seed in range(12)]
+        for view in [v for v in views if v is not None][:8]:
+            plays = _hidden("searchers")._judged(view)
+            assert (_hidden("searchers").solved(view) is not None) == plays
+            if opponent == "greedy":  # the search's move, its draws untouched
+                assert _hidden("searchers").choose(view) == _hidden(hidden="off").choose(view)
+            judged[opponent] += plays
+    assert judged["greedy"] == 0
+    assert judged["random"] >= 4

@@ -56,6 +56,9 @@ from cirulla.bots.search import IsmctsBot
         ("endgame_before", 2),
         ("endgame_before", None),
         ("endgame_before", "sampled"),  # with no endgame to reach further
+        ("endgame_hidden", "searched"),
+        ("endgame_hidden", None),
+        ("endgame_hidden", "sampled"),  # with no endgame to say where it plays
     ],
 )
 def test_a_bad_option_is_a_value_error_that_names_it(name: str, bad: object) -> None:

@@ -13,7 +13,10 @@ positions.
 
 The stage before the last (`endgame_before="sampled"`) hides the other hand and the deck's
 last deal: there each move's worth is its exact worth averaged over determinizations
-(perfect-information Monte Carlo), each solved as above, twelve plies at most.
+(perfect-information Monte Carlo), each solved as above, twelve plies at most. So is the
+last stage at 4 players (`endgame_hidden="sampled"`), where the deck is dealt out but
+three hands are hidden: two sides, so the same minimax of one side's points less the
+other's.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ __all__ = [
     "MAX_SAMPLED_CARDS",
     "MIN_SAMPLED_DEALS",
     "SAMPLED_DEALS",
+    "hidden_stage",
     "known_deal",
     "sampled_stage",
     "sampled_worths",
@@ -82,6 +86,16 @@ def sampled_stage(view: SeatView) -> bool:
         return False
     in_hands = view.hand_count(0) + view.hand_count(1)
     return in_hands + view.deck_left <= MAX_SAMPLED_CARDS
+
+
+def hidden_stage(view: SeatView) -> bool:
+    """Whether `view` is in the last stage at 4 players (two sides, the deck dealt out),
+    at most `MAX_SAMPLED_CARDS` cards in the hands: each determinization solvable whole."""
+    if view.players != 4 or view.sides != 2 or view.deck_left:
+        return False
+    if view.stage != len(view.stages) - 1:
+        return False
+    return sum(view.hand_count(s) for s in range(4)) <= MAX_SAMPLED_CARDS
 
 
 def sampled_worths(

@@ -57,6 +57,10 @@ ENDGAMES: Final = ("off", "always", "searchers")
 #: "searched": the search, the other player's tree moves chosen by their own visits in
 #: place of greedy's policy (`others="search"` for that stage).
 ENDGAME_BEFORE: Final = ("off", "sampled", "searched")
+#: What `endgame` does at 4 players once the deck is dealt out (`endgame_hidden`), where
+#: the others' hands are still hidden: nothing (the search), or "sampled": each move's
+#: exact worth averaged over uniform determinizations, as `endgame_before` does at 2.
+ENDGAME_HIDDEN: Final = ("off", "sampled")
 
 
 def _is_number(x: object) -> bool:
@@ -113,6 +117,7 @@ class IsmctsOptions:
     live_players: tuple[int, ...] | list[int] | None = None
     endgame: str = "off"
     endgame_before: str = "off"
+    endgame_hidden: str = "off"
 
     def __post_init__(self) -> None:
         self._check_search()
@@ -143,6 +148,13 @@ class IsmctsOptions:
             )
         if before != "off" and self.endgame == "off":
             raise ValueError("endgame_before says how far endgame reaches: set endgame")
+        hidden = self.endgame_hidden
+        if not isinstance(hidden, str) or hidden not in ENDGAME_HIDDEN:
+            raise ValueError(
+                f"endgame_hidden must be one of {', '.join(ENDGAME_HIDDEN)}, not {hidden!r}"
+            )
+        if hidden != "off" and self.endgame == "off":
+            raise ValueError("endgame_hidden says where endgame plays at 4 players: set endgame")
         self._check_live_players()
         if not isinstance(self.playout, str) or self.playout not in PLAYOUTS:
             raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")

@@ -20,7 +20,15 @@ from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
 from .base import Bot, Budget, OmniscientBot, SeatView, choose_move
-from .endgame import SAMPLED_DEALS, known_deal, sampled_stage, sampled_worths, solve, worth
+from .endgame import (
+    SAMPLED_DEALS,
+    hidden_stage,
+    known_deal,
+    sampled_stage,
+    sampled_worths,
+    solve,
+    worth,
+)
 from .expert import ExpertBot, expert_opinion
 from .inference import (
     MISSED_BONUS,
@@ -122,7 +130,8 @@ class IsmctsBot(Bot):
     plays (`SEARCHER_ODDS`), the search alone against a greedy one; `endgame_before`:
     in the stage before the last against the same opponents, "sampled" plays the move of
     best exact worth averaged over uniform determinizations (`endgame.sampled_worths`),
-    "searched" searches with the other player's tree moves chosen by their visits."""
+    "searched" searches with the other player's tree moves chosen by their visits;
+    `endgame_hidden="sampled"`: the same averaged worth in the last stage at 4 players."""
 
     name = "ismcts"
 
@@ -161,6 +170,7 @@ class IsmctsBot(Bot):
         live_players: tuple[int, ...] | list[int] | None = None,
         endgame: str = "off",
         endgame_before: str = "off",
+        endgame_hidden: str = "off",
     ) -> None:
         super().__init__(seed, budget or Budget(iterations=1000))
         if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -196,6 +206,7 @@ class IsmctsBot(Bot):
             live_players=live_players,
             endgame=endgame,
             endgame_before=endgame_before,
+            endgame_hidden=endgame_hidden,
         )
         self.checked = checked
         self.missed = checked.missed
@@ -253,9 +264,9 @@ class IsmctsBot(Bot):
         """Where the rest is solved, the legal moves of best worth, in the legal moves'
         order: at 2 players once the deck is dealt out and every card known to both, by
         exact worth (`endgame.solve`); with `endgame_before="sampled"` in the stage
-        before it, the first of best worth averaged over its determinizations
-        (`endgame.sampled_worths`). None elsewhere, and (`endgame="searchers"`) against
-        an opponent played as greedy."""
+        before it, or `endgame_hidden="sampled"` in the last stage at 4 players, the first
+        of best worth averaged over its determinizations (`endgame.sampled_worths`). None
+        elsewhere, and (`endgame="searchers"`) against opponents played as greedy."""
         legal = view.legal
         deal = known_deal(view)
         if deal is not None:
@@ -264,7 +275,11 @@ class IsmctsBot(Bot):
             values = [worth(totals, view.side) for totals in solve(deal, legal)]
             top = max(values)
             return [m for m, v in zip(legal, values, strict=True) if v >= top]
-        if self.checked.endgame_before != "sampled" or not self._before_last(view):
+        if self.checked.endgame_hidden == "sampled" and hidden_stage(view):
+            sampled = self._judged(view)
+        else:
+            sampled = self.checked.endgame_before == "sampled" and self._before_last(view)
+        if not sampled:
             return None
         base = determinize(view.raw, self.rng)
         assert self.budget is not None
@@ -280,20 +295,22 @@ class IsmctsBot(Bot):
     def _before_last(self, view: SeatView) -> bool:
         """Whether `endgame_before` plays here: the stage before the last at 2 players,
         against the opponents `endgame` plays against."""
-        if not sampled_stage(view):
-            return False
+        return sampled_stage(view) and self._judged(view)
+
+    def _judged(self, view: SeatView) -> bool:
         # The judge reads finished stages only: any determinization will do, and a fixed
         # one leaves the search's draws as they were where it declines.
         return self._against_searcher(determinize(view.raw, random.Random(0)), view)
 
     def _against_searcher(self, deal: Deal, view: SeatView) -> bool:
-        """Whether `endgame` plays against this opponent: always, or ("searchers") when
-        its finished stages in `deal` were played as a searcher plays."""
+        """Whether `endgame` plays against these opponents: always, or ("searchers") when
+        their finished stages in `deal` were played as searchers play, the log-odds of
+        the other side's players summed (one player at 2, two at 4)."""
         if self.checked.endgame != "searchers":
             return True
-        opp = 1 - view.seat
-        judged = PlayEvidence(deal, [opp], searcher=SEARCHER_FACTORS)
-        return judged.searcher_odds(opp) > SEARCHER_ODDS
+        opps = [s for s in range(view.players) if deal.side_of(s) != view.side]
+        judged = PlayEvidence(deal, opps, searcher=SEARCHER_FACTORS)
+        return sum(judged.searcher_odds(s) for s in opps) > SEARCHER_ODDS
 
     def _parallel_visits(self, view: SeatView) -> tuple[list[Move], list[int]]:
         seeds = [self.rng.getrandbits(63) for _ in range(self.workers)]
