@@ -23,7 +23,7 @@ from pathlib import Path
 
 from cirulla.bots import Budget
 from cirulla.bots.arena import ArenaConfig, BotSpec, plot_running, run_arena
-from cirulla.bots.search import CheaterBot
+from cirulla.bots.perfect_information import CheaterBot
 from cirulla.deal import Deal
 
 

@@ -14,7 +14,8 @@ from ..deal import Deal
 from .base import Bot, Budget, OmniscientBot, SeatView, choose_move
 from .expert import ExpertBot
 from .levels import LEVELS, Level, level_bot
-from .search import CheaterBot, IsmctsBot, PimcBot
+from .perfect_information import CheaterBot, PimcBot
+from .search import IsmctsBot
 from .simple import GreedyBot, RandomBot
 
 __all__ = [

@@ -19,7 +19,7 @@ from typing import Any, Final
 from ..deal import Deal
 from ..determinize import determinize
 from ..moves import Move
-from .base import Bot, Budget, OmniscientBot, SeatView, choose_move
+from .base import Bot, Budget, SeatView, choose_move
 from .endgame import (
     SAMPLED_DEALS,
     hidden_stage,
@@ -46,7 +46,6 @@ from .playouts import (
     REWARD_SCALE,
     Clock,
     most_visited,
-    pimc_search,
     playout,
     reward,
     ucb_search,
@@ -73,7 +72,7 @@ def _expert_move(deal: Deal) -> Move:
     return choose_move(_EXPERT, deal)
 
 
-__all__ = ["CheaterBot", "IsmctsBot", "PimcBot", "playout", "reward"]
+__all__ = ["IsmctsBot", "playout", "reward"]
 
 
 class IsmctsBot(Bot):
@@ -480,46 +479,3 @@ def worker_root_visits(
     bot = IsmctsBot(seed=seed, budget=budget, **options)
     legal, visits = bot.root_visits(SeatView(view))
     return [str(m) for m in legal], visits, bot.last_iterations
-
-
-class CheaterBot(OmniscientBot, IsmctsBot):
-    """The same tree search on the real deal: every card visible. An arena yardstick."""
-
-    name = "cheater"
-
-    def choose_omniscient(self, deal: Deal) -> Move:
-        legal = deal.legal_moves()
-        if len(legal) == 1:
-            return legal[0]
-        seat = deal.to_move
-        assert seat is not None
-        return self._search(deal, seat, self._samples(deal), legal)
-
-    def _samples(self, deal: Deal) -> Callable[[], Deal]:
-        """Where each iteration's deal comes from: the real one, every card visible."""
-        return deal.copy
-
-    def choose(self, view: SeatView) -> Move:
-        return OmniscientBot.choose(self, view)
-
-
-class PimcBot(Bot):
-    """Perfect-information Monte Carlo: sample the hidden cards many times, play each
-    legal move out on every sample, pick the move with the best average."""
-
-    name = "pimc"
-
-    def __init__(
-        self, seed: int = 0, budget: Budget | None = None, epsilon: float = DEFAULT_EPSILON
-    ) -> None:
-        super().__init__(seed, budget or Budget(iterations=600))
-        self.epsilon = epsilon
-
-    def choose(self, view: SeatView) -> Move:
-        legal = view.legal
-        if len(legal) == 1:
-            return legal[0]
-        assert self.budget is not None
-        base = determinize(view.raw, self.rng)
-        clock = Clock(self.budget)
-        return pimc_search(base, view.seat, view.side, legal, self.rng, clock, self.epsilon)
