@@ -76,10 +76,12 @@ def as_played(name: str, options: Mapping[str, Any], players: int) -> dict[str, 
         for key in ("endgame_before", "endgame_hidden"):
             if key != reach or out.get(key) == "off":
                 out.pop(key, None)
-        plays = players == 2 or (players == 4 and "endgame_hidden" in out)
+        # at 2 players the last stage is solved; at 4 only with endgame_hidden
+        plays = players == 2 or (reach is not None and reach in out)
         if out.get("endgame", "off") == "off" or not plays:
             out.pop("endgame", None)
-            out.pop(reach or "endgame_before", None)
+            if reach is not None:
+                out.pop(reach, None)
     if name == "ismcts" and out.get("leaf") in CUT_LEAVES:
         counts = out.pop("cut_players", None)
         if counts is not None and players not in counts:

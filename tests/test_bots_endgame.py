@@ -144,22 +144,23 @@ def test_the_seat_view_alone_gives_the_true_deal_s_best_moves() -> None:
 
 
 def _last_stage_against(
-    opponent: str, seed: int, at: Callable[[Deal], bool] = solvable
+    opponent: str, seed: int, at: Callable[[Deal], bool] = solvable, players: int = 2
 ) -> SeatView | None:
-    """Seat 0 (random captures first) against `opponent` at seat 1 ("greedy": normale's
-    policy; "random": a player who skips greedy's play as often as chance has it), to
-    seat 0's first choice where `at` holds (by default, once the deck is dealt out)."""
+    """Seat 0's side (random captures first) against `opponent` at the other ("greedy":
+    normale's policy; "random": a player who skips greedy's play as often as chance has
+    it), to that side's first choice where `at` holds (by default, once the deck is
+    dealt out at 2 players)."""
     rng = random.Random(seed)
-    deal = Deal(Rules.preset("cirulla"), 2, seed % 2, seed=seed)
+    deal = Deal(Rules.preset("cirulla"), players, seed % players, seed=seed)
     greedy = get("greedy", seed=seed)
     while not deal.is_over:
         mover = deal.to_move
         assert mover is not None
         legal = deal.legal_moves()
-        if mover == 0 and at(deal) and len(legal) > 1:
-            return SeatView(deal.view(0))
-        if mover == 1 and opponent == "greedy":
-            deal.play(choose_move(greedy, deal, 1))
+        if mover % 2 == 0 and at(deal) and len(legal) > 1:
+            return SeatView(deal.view(mover))
+        if mover % 2 == 1 and opponent == "greedy":
+            deal.play(choose_move(greedy, deal, mover))
         else:
             deal.play(rng.choice([m for m in legal if m.captured] or legal))
     return None
@@ -418,23 +419,9 @@ def test_at_4_players_the_last_stage_is_played_by_mean_worth_from_the_view_alone
 
 
 def _four_against(opponent: str, seed: int) -> SeatView | None:
-    """Seats 0 and 2 (random captures first) against `opponent` at seats 1 and 3
-    ("greedy": normale's policy; "random": captures first at random), to seat 0's or
-    seat 2's first choice in the last stage."""
-    rng = random.Random(seed)
-    deal = Deal(Rules.preset("cirulla"), 4, seed % 4, seed=seed)
-    greedy = get("greedy", seed=seed)
-    while not deal.is_over:
-        mover = deal.to_move
-        assert mover is not None
-        legal = deal.legal_moves()
-        if mover % 2 == 0 and not deal.deck_left and len(legal) > 1:
-            return SeatView(deal.view(mover))
-        if mover % 2 == 1 and opponent == "greedy":
-            deal.play(choose_move(greedy, deal, mover))
-        else:
-            deal.play(rng.choice([m for m in legal if m.captured] or legal))
-    return None
+    """Seats 0 and 2 against `opponent` at seats 1 and 3, to their first choice in the
+    last stage (`_last_stage_against` at 4 players)."""
+    return _last_stage_against(opponent, seed, lambda d: not d.deck_left, players=4)
 
 
 @pytest.mark.usefixtures("few_deals")

@@ -118,10 +118,8 @@ def sampled_worths(
         mover = deal.to_move
         assert mover is not None
         side = deal.side_of(mover)
-        for i, move in enumerate(legal):
-            child = deal.copy()
-            child.play(move)
-            sums[i] += _line(child, side, -1e9, 1e9)[0]
+        for i, totals in enumerate(_outcomes(deal, legal)):
+            sums[i] += worth(totals, side)
         done += 1
     return [total / done for total in sums]
 
@@ -166,8 +164,15 @@ def solve(deal: Deal, legal: list[Move]) -> list[list[int]]:
     """Each of `legal`'s exact outcome: both sides' points at the smazzata's end, both
     playing their best after it (`solvable` must hold). Its worth to the side to move
     is its points less the other's."""
+    assert solvable(deal)
+    return _outcomes(deal, legal)
+
+
+def _outcomes(deal: Deal, legal: list[Move]) -> list[list[int]]:
+    """Each of `legal`'s outcome in `deal`, every card seen, both sides playing their best
+    after it (the full window: exact)."""
     mover = deal.to_move
-    assert mover is not None and solvable(deal)
+    assert mover is not None
     side = deal.side_of(mover)
     out = []
     for move in legal:

@@ -141,20 +141,8 @@ class IsmctsOptions:
             raise ValueError(f"live must be true or false, not {self.live!r}")
         if not isinstance(self.endgame, str) or self.endgame not in ENDGAMES:
             raise ValueError(f"endgame must be one of {', '.join(ENDGAMES)}, not {self.endgame!r}")
-        before = self.endgame_before
-        if not isinstance(before, str) or before not in ENDGAME_BEFORE:
-            raise ValueError(
-                f"endgame_before must be one of {', '.join(ENDGAME_BEFORE)}, not {before!r}"
-            )
-        if before != "off" and self.endgame == "off":
-            raise ValueError("endgame_before says how far endgame reaches: set endgame")
-        hidden = self.endgame_hidden
-        if not isinstance(hidden, str) or hidden not in ENDGAME_HIDDEN:
-            raise ValueError(
-                f"endgame_hidden must be one of {', '.join(ENDGAME_HIDDEN)}, not {hidden!r}"
-            )
-        if hidden != "off" and self.endgame == "off":
-            raise ValueError("endgame_hidden says where endgame plays at 4 players: set endgame")
+        self._check_reach("endgame_before", ENDGAME_BEFORE, "how far endgame reaches")
+        self._check_reach("endgame_hidden", ENDGAME_HIDDEN, "where endgame plays at 4 players")
         self._check_live_players()
         if not isinstance(self.playout, str) or self.playout not in PLAYOUTS:
             raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")
@@ -191,6 +179,14 @@ class IsmctsOptions:
                 " 'cut_mean'"
             )
         object.__setattr__(self, "cut_players", counts)
+
+    def _check_reach(self, name: str, choices: tuple[str, ...], says: str) -> None:
+        """An option that says where `endgame` plays (its judge says against whom)."""
+        value = getattr(self, name)
+        if not isinstance(value, str) or value not in choices:
+            raise ValueError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+        if value != "off" and self.endgame == "off":
+            raise ValueError(f"{name} says {says}: set endgame")
 
     def _check_live_players(self) -> None:
         if self.live_players is None:
